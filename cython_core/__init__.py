@@ -1,0 +1,4 @@
+"""NES-exact Tetris core: board, piece tables, frame rules, search, evaluation, simulator.
+
+Pure computation: no I/O and no emulator. Hot paths are C-level Cython.
+"""

@@ -1,0 +1,176 @@
+"""The Python-visible game: build it from fields, step it, copy it, run many frames in C.
+
+The RAM layout is not known here: nesbot.ram maps RAM to `state()`/`from_state()` fields.
+"""
+
+from libc.stdint cimport uint8_t, uint16_t, uint64_t
+from libc.string cimport memcpy
+
+from cython_core.board cimport BOARD_ROWS
+from cython_core.rules cimport (
+    PLAY_ACTIVE,
+    PLAY_SPAWN,
+    PLAY_TOPPED_OUT,
+    Game as GameC,
+    game_start,
+    game_step,
+)
+
+# Fields of state(): scalar members of the C structs, by name.
+_PIECE_FIELDS = ("x", "y", "orientation", "fall_timer", "das", "soft", "hold_down_points")
+_GAME_FIELDS = (
+    "next_piece", "level", "play_state", "vram_row", "row_y", "completed_lines",
+    "line_index", "curtain_row", "rng", "spawn_count", "spawn_id", "frame_counter",
+    "newly", "held",
+)
+_ARRAY_FIELDS = {
+    "completed_row": 4, "lines": 2, "score": 3, "line_clear_stats": 4, "piece_stats": 14,
+}
+
+
+cdef class Game:
+    """One NES-exact A-TYPE game of Tetris, stepped one frame (one button byte) at a time."""
+
+    def __init__(self):
+        game_start(&self.g, 19, 0x8988, 0, 0, 0)
+
+    @staticmethod
+    def start(int level, int rng, int spawn_count=0, int frame_counter=0, int das=0) -> Game:
+        """A new game on its first active frame, as initGameState leaves it."""
+        cdef Game game = Game.__new__(Game)
+        game_start(&game.g, level, rng, spawn_count, frame_counter, das)
+        return game
+
+    @staticmethod
+    def from_state(dict state) -> Game:
+        """Build a game from a dict shaped like state() (all keys required)."""
+        cdef Game game = Game.__new__(Game)
+        cdef int r
+        rows = state["rows"]
+        if len(rows) != BOARD_ROWS:
+            raise ValueError(f"rows needs {BOARD_ROWS} masks (rows -2..19), got {len(rows)}")
+        for r in range(BOARD_ROWS):
+            game.g.board.rows[r] = rows[r] & 0x3FF
+        game.g.piece.x = state["x"]
+        game.g.piece.y = state["y"]
+        game.g.piece.orientation = state["orientation"]
+        game.g.piece.fall_timer = state["fall_timer"]
+        game.g.piece.das = state["das"]
+        game.g.piece.soft = state["soft"]
+        game.g.piece.hold_down_points = state["hold_down_points"]
+        game.g.next_piece = state["next_piece"]
+        game.g.level = state["level"]
+        game.g.play_state = state["play_state"]
+        game.g.vram_row = state["vram_row"]
+        game.g.row_y = state["row_y"]
+        game.g.completed_lines = state["completed_lines"]
+        game.g.line_index = state["line_index"]
+        game.g.curtain_row = state["curtain_row"]
+        game.g.rng = state["rng"]
+        game.g.spawn_count = state["spawn_count"]
+        game.g.spawn_id = state["spawn_id"]
+        game.g.frame_counter = state["frame_counter"]
+        game.g.newly = state["newly"]
+        game.g.held = state["held"]
+        for name, size in _ARRAY_FIELDS.items():
+            values = state[name]
+            if len(values) != size:
+                raise ValueError(f"{name} needs {size} bytes, got {len(values)}")
+            for r in range(size):
+                game._set_array(name, r, values[r])
+        return game
+
+    cdef void _set_array(self, str name, int index, int value):
+        if name == "completed_row":
+            self.g.completed_row[index] = value
+        elif name == "lines":
+            self.g.lines[index] = value
+        elif name == "score":
+            self.g.score[index] = value
+        elif name == "line_clear_stats":
+            self.g.line_clear_stats[index] = value
+        else:
+            self.g.piece_stats[index] = value
+
+    def state(self) -> dict:
+        """All fields as plain Python values (row masks for rows -2..19, byte lists)."""
+        cdef GameC* g = &self.g
+        return {
+            "rows": [g.board.rows[r] for r in range(BOARD_ROWS)],
+            "x": g.piece.x, "y": g.piece.y, "orientation": g.piece.orientation,
+            "fall_timer": g.piece.fall_timer, "das": g.piece.das, "soft": g.piece.soft,
+            "hold_down_points": g.piece.hold_down_points,
+            "next_piece": g.next_piece, "level": g.level, "play_state": g.play_state,
+            "vram_row": g.vram_row, "row_y": g.row_y, "completed_lines": g.completed_lines,
+            "line_index": g.line_index, "curtain_row": g.curtain_row, "rng": g.rng,
+            "spawn_count": g.spawn_count, "spawn_id": g.spawn_id,
+            "frame_counter": g.frame_counter, "newly": g.newly, "held": g.held,
+            "completed_row": [g.completed_row[i] for i in range(4)],
+            "lines": [g.lines[i] for i in range(2)],
+            "score": [g.score[i] for i in range(3)],
+            "line_clear_stats": [g.line_clear_stats[i] for i in range(4)],
+            "piece_stats": [g.piece_stats[i] for i in range(14)],
+        }
+
+    def copy(self) -> Game:
+        """An independent copy (one memcpy)."""
+        cdef Game other = Game.__new__(Game)
+        memcpy(&other.g, &self.g, sizeof(GameC))
+        return other
+
+    def step(self, int pad) -> None:
+        """Advance one frame with the controller byte `pad` (nes-py order)."""
+        game_step(&self.g, <uint8_t>pad)
+
+    def run(self, const uint8_t[::1] pads) -> int:
+        """Step through `pads`; stop early at top-out. Returns the number of frames stepped."""
+        cdef Py_ssize_t i = 0, n = pads.shape[0]
+        with nogil:
+            while i < n and self.g.play_state != PLAY_TOPPED_OUT:
+                game_step(&self.g, pads[i])
+                i += 1
+        return i
+
+    def run_random(self, uint64_t frames, uint64_t seed, int start_level=19) -> tuple:
+        """Benchmark loop: step `frames` random button bytes, restarting after each top-out.
+
+        Returns (frames, pieces spawned, games finished). Buttons are drawn from presses a
+        player makes (directions, rotations, soft drop, idle), never Start or Select.
+        """
+        cdef uint8_t choices[8]
+        choices[:] = [0x00, 0x40, 0x80, 0x01, 0x02, 0x20, 0x41, 0x82]
+        cdef uint64_t state = seed * 0x9E3779B97F4A7C15 + 1
+        cdef uint64_t i, pieces = 0, games = 0
+        cdef uint8_t pad = 0
+        with nogil:
+            for i in range(frames):
+                if self.g.play_state == PLAY_TOPPED_OUT:
+                    games += 1
+                    game_start(&self.g, start_level, self.g.rng, self.g.spawn_count,
+                               self.g.frame_counter, self.g.piece.das)
+                # xorshift64: a new pad every 4 frames keeps holds and taps both common.
+                if (i & 3) == 0:
+                    state ^= state << 13
+                    state ^= state >> 7
+                    state ^= state << 17
+                    pad = choices[state & 7]
+                if self.g.play_state == PLAY_SPAWN and self.g.vram_row >= 0x20:
+                    pieces += 1
+                game_step(&self.g, pad)
+        return frames, pieces, games
+
+    @property
+    def play_state(self) -> int:
+        return self.g.play_state
+
+    @property
+    def active(self) -> bool:
+        return self.g.play_state == PLAY_ACTIVE
+
+    @property
+    def topped_out(self) -> bool:
+        return self.g.play_state == PLAY_TOPPED_OUT
+
+    @property
+    def frame_counter(self) -> int:
+        return self.g.frame_counter

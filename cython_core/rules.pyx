@@ -1,0 +1,337 @@
+# cython: language_level=3
+"""The NES frame rules (see rules.pxd). Comments cite the ROM routine each part follows.
+
+A step is one whole NES frame: the NMI (screen row copy or line-clear animation, frame
+counter, RNG step, controller poll of this step's buttons), then the game logic that uses
+those buttons. This is where nes-py's step boundary lies once the emulator is aligned (see
+nesbot/emulator.py), so a Game stepped with the same buttons as the aligned emulator shows
+what the emulator's RAM shows after each step.
+"""
+
+from libc.string cimport memset
+
+from cython_core.board cimport BOARD_HIDDEN, BOARD_ROWS, clear_row, fits, place, row_full
+from cython_core.buttons cimport BTN_A, BTN_B, BTN_DOWN, BTN_DPAD, BTN_LEFT, BTN_RIGHT
+from cython_core.pieces cimport (
+    NES_FRAMES_PER_ROW,
+    NES_POINTS,
+    NES_ROTATE_A,
+    NES_ROTATE_B,
+    NES_SPAWN_ORIENTATION,
+    NES_SPAWN_TABLE,
+    NES_PIECE_TYPE,
+    ORIENTATION_HIDDEN,
+)
+
+cdef enum:
+    DAS_RESET = 16   # counter value that fires a shift (and the value of a blocked shift)
+    DAS_DELAY = 10   # value after an auto-shift: the next one comes 6 frames later
+
+
+cdef uint16_t rng_step(uint16_t r) noexcept nogil:
+    # generateNextPseudorandomNumber: bit 1 of $17 xor bit 1 of $18 enters at the top.
+    cdef uint16_t bit = ((r >> 9) ^ (r >> 1)) & 1
+    return (r >> 1) | (bit << 15)
+
+
+cdef uint8_t pick_piece(Game* g) noexcept nogil:
+    # pickRandomTetrimino: returns the new next piece's orientation ID.
+    cdef uint8_t index
+    g.spawn_count += 1
+    index = ((g.rng >> 8) + g.spawn_count) & 7
+    if index != 7 and NES_SPAWN_TABLE[index] != g.spawn_id:
+        g.spawn_id = NES_SPAWN_TABLE[index]
+        return g.spawn_id
+    g.rng = rng_step(g.rng)
+    # The reroll adds the previous orientation ID, not its 0-6 type (a ROM quirk).
+    index = (((g.rng >> 8) & 7) + g.spawn_id) % 7
+    g.spawn_id = NES_SPAWN_TABLE[index]
+    return g.spawn_id
+
+
+cdef inline bint signed_ge(uint8_t a, uint8_t b) noexcept nogil:
+    # The 6502's `cmp b; bpl`: the sign of the 8-bit difference.
+    return <int8_t>(a - b) >= 0
+
+
+cdef bint piece_frame(Piece* p, const Board* b, uint8_t level,
+                      uint8_t newly, uint8_t held) noexcept nogil:
+    """One frame of play state 1: fall timer, shift, rotate, drop. True if the piece locked."""
+    cdef int8_t x0
+    cdef uint8_t o0, speed
+    cdef bint move = False
+    p.fall_timer += 1   # gameModeState_updateCountersAndNonPlayerState runs first
+
+    # shift_tetrimino: any held Down blocks shifting and freezes the DAS counter.
+    if not (held & BTN_DOWN):
+        if newly & (BTN_LEFT | BTN_RIGHT):
+            p.das = 0
+            move = True
+        elif held & (BTN_LEFT | BTN_RIGHT):
+            p.das += 1
+            if signed_ge(p.das, DAS_RESET):
+                p.das = DAS_DELAY
+                move = True
+        if move:
+            x0 = p.x
+            if held & BTN_RIGHT:       # Right wins when both are held
+                p.x += 1
+            elif held & BTN_LEFT:
+                p.x -= 1
+            if p.x != x0 and not fits(b, p.orientation, p.x, p.y):
+                p.x = x0
+                p.das = DAS_RESET      # blocked: stays charged, retried every frame
+
+    # rotate_tetrimino: only new presses; A before B; no kicks.
+    o0 = p.orientation
+    if newly & BTN_A:
+        p.orientation = NES_ROTATE_A[o0]
+    elif newly & BTN_B:
+        p.orientation = NES_ROTATE_B[o0]
+    if p.orientation != o0 and not fits(b, p.orientation, p.x, p.y):
+        p.orientation = o0
+
+    # drop_tetrimino
+    if p.soft >= 0x80:                 # first-piece hold: no gravity until a Down press
+        if not (newly & BTN_DOWN):
+            p.soft += 1
+            return False
+        p.soft = 0
+    if p.soft == 0:
+        if not (held & (BTN_LEFT | BTN_RIGHT)) and (newly & BTN_DPAD) == BTN_DOWN:
+            p.soft = 1                 # soft drop starts; gravity still applies this frame
+    elif (held & BTN_DPAD) == BTN_DOWN:
+        p.soft += 1
+        if p.soft >= 3:
+            p.soft = 1
+            p.hold_down_points += 1
+            return step_down(p, b)     # a soft-drop step skips the gravity check
+    else:
+        p.soft = 0                     # any other D-pad bit, or no Down, ends it
+        p.hold_down_points = 0
+
+    speed = 1 if level >= 29 else NES_FRAMES_PER_ROW[level]
+    if signed_ge(p.fall_timer, speed):
+        return step_down(p, b)
+    return False
+
+
+cdef inline bint step_down(Piece* p, const Board* b) noexcept nogil:
+    p.fall_timer = 0
+    p.y += 1
+    if fits(b, p.orientation, p.x, p.y):
+        return False
+    p.y -= 1
+    return True
+
+
+cdef inline void lower_vram_row(Game* g) noexcept nogil:
+    # updatePlayfield: redraw from two rows above the piece's origin (signed compare).
+    cdef int8_t row = g.piece.y - 2
+    if row < 0:
+        row = 0
+    if row < <int8_t>g.vram_row:
+        g.vram_row = row
+
+
+cdef void lock_piece(Game* g) noexcept nogil:
+    # playState_lockTetrimino
+    if not fits(&g.board, g.piece.orientation, g.piece.x, g.piece.y):
+        g.play_state = PLAY_TOPPED_OUT
+        g.curtain_row = 0xF0
+        return
+    if not signed_ge(g.vram_row, VRAM_DONE):
+        return
+    place(&g.board, g.piece.orientation, g.piece.x, g.piece.y)
+    g.line_index = 0
+    lower_vram_row(g)
+    g.play_state = PLAY_CHECK_ROWS
+
+
+cdef void check_one_row(Game* g) noexcept nogil:
+    # playState_checkForCompletedRows: one of the 4 rows from y - 2 each frame.
+    cdef int row
+    if not signed_ge(g.vram_row, VRAM_DONE):
+        return
+    row = g.piece.y - 2
+    if row < 0:
+        row = 0
+    row += g.line_index
+    if row_full(&g.board, row):
+        g.completed_lines += 1
+        g.completed_row[g.line_index] = row
+        clear_row(&g.board, row)
+        g.piece.orientation = ORIENTATION_HIDDEN
+    else:
+        g.completed_row[g.line_index] = 0
+    g.line_index += 1
+    if signed_ge(g.line_index, 4):
+        g.vram_row = 0
+        g.row_y = 0
+        g.play_state += 1 if g.completed_lines else 2
+
+
+cdef void add_lines(Game* g) noexcept nogil:
+    # incrementLines, once per cleared line, with the level-up test of mechanics §8.
+    cdef int n
+    cdef uint8_t tens
+    for n in range(g.completed_lines):
+        g.lines[0] += 1
+        if (g.lines[0] & 0x0F) >= 0x0A:
+            g.lines[0] += 6
+            if (g.lines[0] & 0xF0) >= 0xA0:
+                g.lines[0] &= 0x0F
+                g.lines[1] += 1
+        if (g.lines[0] & 0x0F) == 0:
+            # lines/10 written in BCD but compared as binary: 140 lines reads as 20.
+            tens = <uint8_t>(((g.lines[1] << 8) | g.lines[0]) >> 4)
+            if not signed_ge(g.level, tens):
+                g.level += 1
+
+
+cdef void add_points(Game* g) noexcept nogil:
+    # addHoldDownPoints and addLineClearPoints, with their BCD slips, and the 999999 cap.
+    cdef uint8_t* s = g.score
+    cdef uint8_t hdp = g.piece.hold_down_points
+    cdef uint8_t lo = NES_POINTS[g.completed_lines][0]
+    cdef uint8_t hi = NES_POINTS[g.completed_lines][1]
+    cdef uint8_t times = g.level + 1
+    cdef int count = times if times else 256
+    if signed_ge(hdp, 2):
+        s[0] = <uint8_t>(s[0] - 1 + hdp)   # hdp - 1 added in binary, one decimal fix-up
+        if (s[0] & 0x0F) >= 0x0A:
+            s[0] += 6
+        if (s[0] & 0xF0) >= 0xA0:
+            s[0] = (s[0] & 0xF0) + 0x60     # the low digit is dropped here
+            s[1] += 1
+    g.piece.hold_down_points = 0
+    for _ in range(count):
+        s[0] += lo
+        if s[0] >= 0xA0:
+            s[0] += 0x60
+            s[1] += 1
+        s[1] += hi
+        if (s[1] & 0x0F) >= 0x0A:
+            s[1] += 6
+        if (s[1] & 0xF0) >= 0xA0:
+            s[1] += 0x60
+            s[2] += 1
+        if (s[2] & 0x0F) >= 0x0A:
+            s[2] += 6
+        if (s[2] & 0xF0) >= 0xA0:
+            s[0] = 0x99
+            s[1] = 0x99
+            s[2] = 0x99
+
+
+cdef inline void bcd_increment(uint8_t* counter) noexcept nogil:
+    # lineClearStatsByType: one byte, low-nibble fix-up only.
+    counter[0] += 1
+    if (counter[0] & 0x0F) >= 0x0A:
+        counter[0] += 6
+
+
+cdef void update_lines_and_score(Game* g) noexcept nogil:
+    # playState_updateLinesAndStatistics
+    if g.completed_lines:
+        bcd_increment(&g.line_clear_stats[g.completed_lines - 1])
+        add_lines(g)
+    add_points(g)
+    g.completed_lines = 0
+    g.play_state += 1
+
+
+cdef void count_piece(Game* g, uint8_t orientation) noexcept nogil:
+    # incrementPieceStat: 2-byte BCD per piece type.
+    cdef uint8_t* stat = &g.piece_stats[2 * NES_PIECE_TYPE[orientation]]
+    cdef uint8_t low = stat[0] + 1
+    if (low & 0x0F) >= 0x0A:
+        low += 6
+        if low >= 0xA0:
+            low += 0x60
+            stat[1] += 1
+    stat[0] = low
+
+
+cdef void spawn(Game* g) noexcept nogil:
+    # playState_spawnNextTetrimino: waits until the screen copy is done.
+    if not signed_ge(g.vram_row, VRAM_DONE):
+        return
+    g.piece.fall_timer = 0
+    g.piece.y = 0
+    g.piece.x = 5
+    g.play_state = PLAY_ACTIVE
+    g.piece.orientation = NES_SPAWN_ORIENTATION[g.next_piece]
+    count_piece(g, g.piece.orientation)
+    g.next_piece = pick_piece(g)
+    g.piece.soft = 0
+
+
+cdef void game_logic(Game* g) noexcept nogil:
+    # One frame of gameModeState 2-4 for player 1.
+    cdef uint8_t state = g.play_state
+    if state == PLAY_ACTIVE:
+        if piece_frame(&g.piece, &g.board, g.level, g.newly, g.held):
+            g.play_state = PLAY_LOCK
+            lower_vram_row(g)
+        return
+    g.piece.fall_timer += 1
+    if state == PLAY_LOCK:
+        lock_piece(g)
+    elif state == PLAY_CHECK_ROWS:
+        check_one_row(g)
+    elif state == PLAY_SCORE:
+        update_lines_and_score(g)
+    elif state == 6 or state == 7:   # B-TYPE goal check and garbage: nothing in 1P A-TYPE
+        g.play_state += 1
+    elif state == PLAY_SPAWN:
+        spawn(g)
+    # 4: the NMI runs the animation. $0A: the curtain, which the model does not draw.
+
+
+cdef void game_nmi(Game* g, uint8_t pad) noexcept nogil:
+    # The NMI: render_mode_play_and_demo, frame counter, RNG, controller poll.
+    cdef int k
+    if g.play_state == PLAY_CLEAR_ANIMATION:
+        # updateLineClearingAnimation steps on frames divisible by 4 (before the +1).
+        if (g.frame_counter & 3) == 0:
+            g.row_y += 1
+            if signed_ge(g.row_y, 5):
+                g.play_state += 1
+        g.vram_row = 0
+    else:
+        for k in range(4):   # copyPlayfieldRowToVRAM, 4 rows per frame
+            if signed_ge(g.vram_row, 21):
+                break
+            g.vram_row += 1
+            if signed_ge(g.vram_row, 20):
+                g.vram_row = VRAM_DONE
+    g.frame_counter += 1
+    g.rng = rng_step(g.rng)
+    g.newly = pad & ~g.held
+    g.held = pad
+
+
+cdef void game_step(Game* g, uint8_t pad) noexcept nogil:
+    game_nmi(g, pad)
+    game_logic(g)
+
+
+cdef void game_start(Game* g, uint8_t level, uint16_t rng, uint8_t spawn_count,
+                     uint16_t frame_counter, uint8_t das) noexcept nogil:
+    # gameModeState_initGameState for player 1, then the state of the first active frame.
+    # The RNG, spawn counter, frame counter and DAS carry over from the menus.
+    memset(g, 0, sizeof(Game))
+    g.level = level
+    g.rng = rng
+    g.spawn_count = spawn_count
+    g.frame_counter = frame_counter
+    g.piece.das = das
+    g.piece.orientation = NES_SPAWN_ORIENTATION[pick_piece(g)]
+    g.rng = rng_step(g.rng)
+    g.next_piece = pick_piece(g)
+    count_piece(g, g.piece.orientation)
+    g.piece.x = 5
+    g.piece.soft = FIRST_PIECE_HOLD
+    g.play_state = PLAY_ACTIVE
+    g.vram_row = VRAM_DONE

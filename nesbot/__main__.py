@@ -1,0 +1,3 @@
+from nesbot.cli import main
+
+raise SystemExit(main())

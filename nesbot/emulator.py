@@ -1,0 +1,84 @@
+"""The emulator adapter: the only module that imports nes_py.
+
+Where a step ends (pinned by tests/test_emulator.py). nes-py runs a fixed 29,781 CPU cycles
+per step, while an NTSC PPU frame is 29,780.67 cycles, so the step boundary drifts a third
+of a cycle later into the game's frame at every step, and comes round again every 89,342
+steps. Measured with this ROM, counting steps from power-on:
+
+* about 1,400-5,000: the boundary lies between the NMI's controller poll and the game logic
+  (mechanics §16): a button acts in the RAM read one step later;
+* about 6,000-16,000: the boundary cuts through the game logic: RAM is read mid-frame;
+* from about 17,000 for some 70,000 steps: the boundary lies in the idle time after the
+  logic: a step is one whole frame (NMI, poll of this step's buttons, logic), and RAM read
+  after step(pad) already shows what `pad` did.
+
+nesbot plays in the last window (ALIGNED_FRAMES); the simulator's step is that whole frame.
+"""
+
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+from nes_py import NESEnv
+
+from nesbot.errors import NesbotError
+
+# Steps since power-on in which a step is one whole game frame (see the module docstring).
+# The start keeps a margin for frames whose logic runs long (line clears, scoring).
+ALIGNED_FRAMES = range(24_000, 80_000)
+
+
+class Emulator:
+    """A powered-on NES with the Tetris cartridge, stepped one frame at a time."""
+
+    def __init__(self, rom_path: Path) -> None:
+        try:
+            self._env = NESEnv(str(rom_path))
+        except (ValueError, OSError) as error:
+            raise NesbotError(f"nes-py cannot load {rom_path}: {error}") from None
+        self._env.reset()
+        self.frame = 0  # steps since power-on
+        # Called after every step with (pad, emulator): input logs and video hang here.
+        self.observers: list[Callable[[int, Emulator], None]] = []
+
+    @property
+    def ram(self) -> np.ndarray:
+        """The live 2 KiB CPU RAM (a writable view; it changes as the emulator steps)."""
+        return self._env.ram
+
+    @property
+    def screen(self) -> np.ndarray:
+        """The live 240x256x3 RGB screen (a view)."""
+        return self._env.screen
+
+    def power_on(self) -> None:
+        """Reset to the power-on state (deterministic)."""
+        self._env._has_backup = False
+        self._env.reset()
+        self.frame = 0
+
+    def step(self, pad: int) -> None:
+        """Advance one frame with the controller byte `pad` (nes-py bit order)."""
+        self._env._frame_advance(pad)
+        self.frame += 1
+        for observer in self.observers:
+            observer(pad, self)
+
+    def save_state(self) -> tuple[object, int]:
+        """Return an opaque snapshot of the whole machine."""
+        return self._env.dump_state(), self.frame
+
+    def load_state(self, snapshot: tuple[object, int]) -> None:
+        state, self.frame = snapshot
+        self._env.load_state(state)
+
+    def close(self) -> None:
+        if self._env is not None:
+            self._env.close()
+            self._env = None
+
+    def __enter__(self) -> "Emulator":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

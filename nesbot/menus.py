@@ -1,0 +1,113 @@
+"""From power-on to the first active frame of an A-TYPE game, driven by RAM (mechanics §12).
+
+Every menu accepts a button only as a new press of exactly that button, so each press is
+one frame down and one frame up, repeated until RAM shows the screen changed. Waits are
+bounded; a ROM that never reaches the next screen gets a clear error.
+"""
+
+from dataclasses import dataclass
+
+from cython_core.buttons import DOWN, LEFT, RIGHT, START, UP, A
+from nesbot import ram
+from nesbot.emulator import ALIGNED_FRAMES, Emulator
+from nesbot.errors import NesbotError
+
+MAX_WAIT_FRAMES = 3000  # the legal screen alone takes ~520 frames
+SEED_IDLE_FRAMES = 1000  # level-menu idle frames cycle with this period
+
+
+@dataclass(frozen=True)
+class GameSetup:
+    """What the menus choose: start level 0-19, music 0-3 (3 = off), and a seed."""
+
+    level: int = 19
+    music: int = 0
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.level <= 19:
+            raise NesbotError(f"start level {self.level} is out of range: the menu offers 0-19")
+        if not 0 <= self.music <= 3:
+            raise NesbotError(f"music {self.music} is out of range: 0-2 are songs, 3 is off")
+        if self.seed < 0:
+            raise NesbotError(f"seed {self.seed} is negative; use 0 or more")
+
+    @property
+    def seed_frames(self) -> int:
+        """Extra frames spent in the level menu. The menu steps the RNG several times a
+        frame, so this is what makes the seed choose the piece sequence."""
+        return self.seed % SEED_IDLE_FRAMES
+
+
+def _wait(emu: Emulator, done, what: str) -> None:
+    for _ in range(MAX_WAIT_FRAMES):
+        if done():
+            return
+        emu.step(0)
+    raise NesbotError(f"the ROM did not reach {what} within {MAX_WAIT_FRAMES} frames")
+
+
+def _tap_until(emu: Emulator, pad: int, done, what: str, hold: int = 0) -> None:
+    """Press `pad` for a frame and release it for a frame until done() (buttons in `hold`
+    stay down throughout)."""
+    for _ in range(MAX_WAIT_FRAMES // 2):
+        if done():
+            return
+        emu.step(pad | hold)
+        emu.step(hold)
+    raise NesbotError(f"the ROM did not reach {what} within {MAX_WAIT_FRAMES} frames")
+
+
+def _mode(emu: Emulator) -> int:
+    return int(emu.ram[ram.GAME_MODE])
+
+
+def start_game(emu: Emulator, setup: GameSetup) -> ram.GameState:
+    """Drive the menus from power-on to the first frame RAM shows the first piece active."""
+    r = emu.ram
+    _wait(
+        emu,
+        lambda: _mode(emu) == ram.MODE_LEGAL and r[ram.SLEEP_COUNTER] == 0,
+        "the end of the legal screen's wait",
+    )
+    _tap_until(emu, START, lambda: _mode(emu) == ram.MODE_TITLE, "the title screen")
+    _tap_until(emu, START, lambda: _mode(emu) == ram.MODE_GAME_TYPE, "the game-type menu")
+
+    _tap_until(emu, LEFT, lambda: r[ram.GAME_TYPE] == 0, "A-TYPE")
+    music_button = DOWN if r[ram.MUSIC_TYPE] < setup.music else UP
+    _tap_until(emu, music_button, lambda: r[ram.MUSIC_TYPE] == setup.music, f"music {setup.music}")
+    _tap_until(emu, START, lambda: _mode(emu) == ram.MODE_LEVEL_MENU, "the level menu")
+
+    # Wait in the level menu until nes-py's step boundary lies after the game logic, so
+    # that every step of the game is one whole frame (nesbot.emulator), then for the seed.
+    while emu.frame < ALIGNED_FRAMES.start + setup.seed_frames:
+        emu.step(0)
+    target = setup.level % 10
+    while r[ram.START_LEVEL] != target:
+        before = int(r[ram.START_LEVEL])
+        _tap_until(
+            emu,
+            _level_button(before, target),
+            lambda before=before: r[ram.START_LEVEL] != before,
+            f"level {target} in the level menu",
+        )
+
+    if setup.level >= 10:
+        emu.step(A)  # A must be held before the frame Start is newly pressed
+        _tap_until(emu, START, lambda: _mode(emu) == ram.MODE_PLAY, "the game", hold=A)
+    else:
+        _tap_until(emu, START, lambda: _mode(emu) == ram.MODE_PLAY, "the game")
+
+    _wait(emu, lambda: ram.decode(r).active, "the first active piece")
+    state = ram.decode(r)
+    if state.level != setup.level:
+        raise NesbotError(f"the game started at level {state.level}, not {setup.level}")
+    return state
+
+
+def _level_button(current: int, target: int) -> int:
+    if target - current >= 5:
+        return DOWN
+    if current - target >= 5:
+        return UP
+    return RIGHT if target > current else LEFT
