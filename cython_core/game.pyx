@@ -9,7 +9,6 @@ from libc.string cimport memcpy
 from cython_core.board cimport BOARD_ROWS
 from cython_core.rules cimport (
     PLAY_ACTIVE,
-    PLAY_SPAWN,
     PLAY_TOPPED_OUT,
     Game as GameC,
     game_start,
@@ -142,6 +141,7 @@ cdef class Game:
         cdef uint64_t state = seed * 0x9E3779B97F4A7C15 + 1
         cdef uint64_t i, pieces = 0, games = 0
         cdef uint8_t pad = 0
+        cdef bint was_active = True
         with nogil:
             for i in range(frames):
                 if self.g.play_state == PLAY_TOPPED_OUT:
@@ -154,9 +154,10 @@ cdef class Game:
                     state ^= state >> 7
                     state ^= state << 17
                     pad = choices[state & 7]
-                if self.g.play_state == PLAY_SPAWN and self.g.vram_row >= 0x20:
-                    pieces += 1
                 game_step(&self.g, pad)
+                if self.g.play_state == PLAY_ACTIVE and not was_active:
+                    pieces += 1
+                was_active = self.g.play_state == PLAY_ACTIVE
         return frames, pieces, games
 
     @property

@@ -334,4 +334,4 @@ cdef void game_start(Game* g, uint8_t level, uint16_t rng, uint8_t spawn_count,
     g.piece.x = 5
     g.piece.soft = FIRST_PIECE_HOLD
     g.play_state = PLAY_ACTIVE
-    g.vram_row = VRAM_DONE
+    g.vram_row = 0          # initGameState: the first frames redraw the whole field

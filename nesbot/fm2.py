@@ -119,13 +119,17 @@ class InputLog:
                 return value
         return None
 
-    def check_rom(self, md5_hex: str) -> None:
-        """Refuse a ROM other than the one the log was recorded with (see `fceux_rom_md5`)."""
-        md5_hex = md5_hex.lower()
-        if self.rom_md5 is not None and self.rom_md5 != md5_hex:
+    def check_rom(self, md5_hex: str, *also_accepted: str) -> None:
+        """Refuse a ROM other than the one the log was recorded with (see `fceux_rom_md5`).
+
+        `also_accepted` lists other digests of the same ROM that count as a match (tools
+        differ on whether romChecksum hashes the whole file or only PRG and CHR).
+        """
+        accepted = {md5.lower() for md5 in (md5_hex, *also_accepted)}
+        if self.rom_md5 is not None and self.rom_md5 not in accepted:
             raise NesbotError(
                 f"{self.source} was recorded with ROM md5 {self.rom_md5} (romChecksum), "
-                f"but this ROM's md5 is {md5_hex}"
+                f"but this ROM's md5 is {md5_hex.lower()}"
             )
 
 

@@ -63,21 +63,13 @@ def _mode(emu: Emulator) -> int:
 
 
 def start_game(emu: Emulator, setup: GameSetup) -> ram.GameState:
-    """Drive the menus from power-on to the first frame RAM shows the first piece active."""
+    """Drive the menus to the first frame RAM shows the first piece active.
+
+    Works from power-on or from any later menu screen (a saved state), since every stage
+    is chosen by what RAM shows.
+    """
     r = emu.ram
-    _wait(
-        emu,
-        lambda: _mode(emu) == ram.MODE_LEGAL and r[ram.SLEEP_COUNTER] == 0,
-        "the end of the legal screen's wait",
-    )
-    _tap_until(emu, START, lambda: _mode(emu) == ram.MODE_TITLE, "the title screen")
-    _tap_until(emu, START, lambda: _mode(emu) == ram.MODE_GAME_TYPE, "the game-type menu")
-
-    _tap_until(emu, LEFT, lambda: r[ram.GAME_TYPE] == 0, "A-TYPE")
-    music_button = DOWN if r[ram.MUSIC_TYPE] < setup.music else UP
-    _tap_until(emu, music_button, lambda: r[ram.MUSIC_TYPE] == setup.music, f"music {setup.music}")
-    _tap_until(emu, START, lambda: _mode(emu) == ram.MODE_LEVEL_MENU, "the level menu")
-
+    _to_level_menu(emu, setup.music)
     # Wait in the level menu until nes-py's step boundary lies after the game logic, so
     # that every step of the game is one whole frame (nesbot.emulator), then for the seed.
     while emu.frame < ALIGNED_FRAMES.start + setup.seed_frames:
@@ -103,6 +95,36 @@ def start_game(emu: Emulator, setup: GameSetup) -> ram.GameState:
     if state.level != setup.level:
         raise NesbotError(f"the game started at level {state.level}, not {setup.level}")
     return state
+
+
+def choose_game_type(emu: Emulator, music: int) -> None:
+    """On the game-type menu: A-TYPE and the music (0-2 songs, 3 off)."""
+    r = emu.ram
+    _tap_until(emu, LEFT, lambda: r[ram.GAME_TYPE] == 0, "A-TYPE")
+    button = DOWN if r[ram.MUSIC_TYPE] < music else UP
+    _tap_until(emu, button, lambda: r[ram.MUSIC_TYPE] == music, f"music {music}")
+
+
+def reach_level_menu(emu: Emulator, music: int = 0) -> None:
+    """From power-on to the level menu at the first aligned frame (a state worth saving:
+    start_game goes on from it for any level and seed)."""
+    _to_level_menu(emu, music)
+    while emu.frame < ALIGNED_FRAMES.start:
+        emu.step(0)
+
+
+def _to_level_menu(emu: Emulator, music: int) -> None:
+    r = emu.ram
+    if _mode(emu) == ram.MODE_LEGAL:
+        _wait(emu, lambda: r[ram.SLEEP_COUNTER] == 0, "the end of the legal screen's wait")
+        _tap_until(emu, START, lambda: _mode(emu) == ram.MODE_TITLE, "the title screen")
+    if _mode(emu) == ram.MODE_TITLE:
+        _tap_until(emu, START, lambda: _mode(emu) == ram.MODE_GAME_TYPE, "the game-type menu")
+    if _mode(emu) == ram.MODE_GAME_TYPE:
+        choose_game_type(emu, music)
+        _tap_until(emu, START, lambda: _mode(emu) == ram.MODE_LEVEL_MENU, "the level menu")
+    if _mode(emu) != ram.MODE_LEVEL_MENU:
+        raise NesbotError(f"the ROM is in game mode {_mode(emu)}, not in a menu")
 
 
 def _level_button(current: int, target: int) -> int:

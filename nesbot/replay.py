@@ -1,0 +1,209 @@
+"""Replaying input logs on the emulator or the simulator, and verifying one against the other.
+
+A replay covers the first game in the log: it ends at the last frame of the log or at the
+game's top-out, whichever comes first. Per-piece trace records are taken on the first step
+after which RAM shows game mode 4 and play state 1 for that piece.
+"""
+
+import json
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass
+from typing import IO
+
+from cython_core.buttons import DOWN, LEFT, RIGHT, SELECT, START, A, B
+from cython_core.game import Game
+from nesbot import ram
+from nesbot.emulator import ALIGNED_FRAMES, Emulator
+from nesbot.errors import NesbotError
+from nesbot.fm2 import InputLog
+from nesbot.rom import Rom
+
+ENGINES = ("emulator", "sim")
+RESET_COMBO = A | B | SELECT | START
+PAUSE_FREEZING_DPAD = DOWN | LEFT | RIGHT  # held alone, the ROM runs its logic every other frame
+
+
+@dataclass(frozen=True)
+class ReplaySummary:
+    """What `nesbot replay --json` prints."""
+
+    frames: int
+    pieces: int
+    score: int
+    lines: int
+    level: int
+    topped_out: bool
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self))
+
+
+def trace_record(state: ram.GameState, frame: int) -> dict:
+    """The --trace record of a newly active piece."""
+    return {
+        "frame": frame,
+        "piece": state.piece,
+        "next": state.next,
+        "x": state.x,
+        "y": state.y,
+        "board": state.board_rows(),
+        "lines": state.lines,
+        "score": state.score,
+        "level": state.level,
+    }
+
+
+class _PieceTracer:
+    """Counts pieces and writes a trace record when a piece becomes active."""
+
+    def __init__(self, sink: IO[str] | None) -> None:
+        self.sink = sink
+        self.pieces = 0
+        self.was_active = False
+
+    def observe(self, memory, frame: int) -> bool:
+        """Look at RAM after a step; returns whether a piece is active. Decoding is costly,
+        so it happens only for a new piece."""
+        active = memory[ram.GAME_MODE] == ram.MODE_PLAY and memory[ram.PLAY_STATE] == 1
+        if active and not self.was_active:
+            self.pieces += 1
+            if self.sink is not None:
+                state = ram.decode(memory)
+                self.sink.write(json.dumps(trace_record(state, frame)) + "\n")
+        self.was_active = active
+        return active
+
+
+def _summary(state: ram.GameState, frames: int, pieces: int) -> ReplaySummary:
+    return ReplaySummary(frames, pieces, state.score, state.lines, state.level, state.topped_out)
+
+
+def _emulator_until_first_piece(
+    emu: Emulator, log: InputLog, tracer: _PieceTracer
+) -> ram.GameState | None:
+    """Step the log on the emulator until the first piece of a game is active."""
+    for pad in log.frames:
+        emu.step(pad)
+        if tracer.observe(emu.ram, emu.frame):
+            return ram.decode(emu.ram)
+    return None
+
+
+def replay_on_emulator(
+    rom: Rom,
+    log: InputLog,
+    trace: IO[str] | None = None,
+    observers: tuple[Callable[[int, Emulator], None], ...] = (),
+) -> ReplaySummary:
+    """Replay every frame of the log on the emulator."""
+    tracer = _PieceTracer(trace)
+    with Emulator(rom.path) as emu:
+        emu.observers.extend(observers)
+        for pad in log.frames:
+            emu.step(pad)
+            tracer.observe(emu.ram, emu.frame)
+            if emu.ram[ram.PLAY_STATE] == ram.PLAY_TOPPED_OUT:
+                break
+        return _summary(ram.decode(emu.ram), emu.frame, tracer.pieces)
+
+
+def _check_sim_can_follow(log: InputLog, start: int) -> None:
+    if start not in ALIGNED_FRAMES:
+        raise NesbotError(
+            f"the game in {log.source} starts at frame {start}, outside frames "
+            f"{ALIGNED_FRAMES.start}-{ALIGNED_FRAMES.stop} where a nes-py step is one whole "
+            "game frame, so the simulator cannot follow it; use --engine emulator"
+        )
+
+
+def _check_modelled(pad: int, previous: int, frame: int, source: str) -> None:
+    if pad & START and not previous & START:
+        raise NesbotError(
+            f"{source} frame {frame} presses Start during play (pause), which the simulator "
+            "does not model; use --engine emulator"
+        )
+    if pad & RESET_COMBO == RESET_COMBO or pad & 0xF0 == PAUSE_FREEZING_DPAD:
+        raise NesbotError(
+            f"{source} frame {frame} holds a button combination the simulator does not model "
+            "(reset, or Down+Left+Right); use --engine emulator"
+        )
+
+
+def _sim_frames(game: Game, log: InputLog, start: int) -> Iterator[tuple[int, int]]:
+    """Step the game through the log from frame `start`; yield (frame, pad) after each."""
+    previous = log.frames[start - 1] if start else 0
+    for frame in range(start + 1, len(log.frames) + 1):
+        pad = log.frames[frame - 1]
+        _check_modelled(pad, previous, frame, log.source)
+        game.step(pad)
+        previous = pad
+        yield frame, pad
+        if game.topped_out:
+            return
+
+
+def replay_on_simulator(rom: Rom, log: InputLog, trace: IO[str] | None = None) -> ReplaySummary:
+    """Replay the menus on the emulator, then the game from its first active frame on the
+    simulator alone."""
+    tracer = _PieceTracer(trace)
+    with Emulator(rom.path) as emu:
+        state = _emulator_until_first_piece(emu, log, tracer)
+        if state is None:
+            return _summary(ram.decode(emu.ram), emu.frame, tracer.pieces)
+        _check_sim_can_follow(log, emu.frame)
+        base = emu.ram.copy()
+    game = ram.game_from_ram(base)
+    frame = start = emu.frame
+    for frame, _ in _sim_frames(game, log, start):
+        # Writing RAM costs more than stepping: only when a new piece may be active.
+        if game.active != tracer.was_active:
+            tracer.observe(ram.game_to_ram(game, base), frame)
+    return _summary(ram.decode(ram.game_to_ram(game, base)), frame, tracer.pieces)
+
+
+@dataclass(frozen=True)
+class Divergence:
+    frame: int
+    field: str
+    emulator: object
+    simulator: object
+
+    def __str__(self) -> str:
+        return (
+            f"first divergence at frame {self.frame}: {self.field}: "
+            f"emulator {self.emulator!r}, simulator {self.simulator!r}"
+        )
+
+
+def verify(rom: Rom, log: InputLog) -> tuple[int, Divergence | None]:
+    """Run emulator and simulator in lockstep from the first active frame and compare the
+    whole modelled state after every frame. Returns (frames compared, first divergence)."""
+    tracer = _PieceTracer(None)
+    with Emulator(rom.path) as emu:
+        if _emulator_until_first_piece(emu, log, tracer) is None:
+            raise NesbotError(f"{log.source} never reaches an active piece; nothing to verify")
+        _check_sim_can_follow(log, emu.frame)
+        game = ram.game_from_ram(emu.ram)
+        compared = 0
+        for frame, pad in _sim_frames(game, log, emu.frame):
+            emu.step(pad)
+            compared += 1
+            divergence = _first_difference(emu, game, frame)
+            if divergence is not None:
+                return compared, divergence
+            if game.topped_out:
+                break
+        return compared, None
+
+
+def _first_difference(emu: Emulator, game: Game, frame: int) -> Divergence | None:
+    expected = ram.decode(emu.ram)
+    actual = ram.decode(ram.game_to_ram(game, emu.ram))
+    for field, emulated, simulated in expected.differences(actual):
+        return Divergence(frame, field, emulated, simulated)
+    # Then the raw bytes behind the decoded values (BCD digits, counters, statistics).
+    emulated_state = ram.game_from_ram(emu.ram).state()
+    for field, simulated in game.state().items():
+        if emulated_state[field] != simulated:
+            return Divergence(frame, field, emulated_state[field], simulated)
+    return None

@@ -1,0 +1,79 @@
+"""The command line: help everywhere; bad input gives one line on stderr and exit 2."""
+
+import subprocess
+import sys
+
+import pytest
+
+
+def nesbot(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "nesbot", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
+
+
+@pytest.mark.parametrize(
+    "args", [["--help"], ["play", "--help"], ["replay", "--help"], ["verify", "--help"]]
+)
+def test_help(args):
+    result = nesbot(*args)
+    assert result.returncode == 0 and "usage" in result.stdout
+
+
+def test_version():
+    result = nesbot("--version")
+    assert result.returncode == 0 and result.stdout.startswith("nesbot ")
+
+
+def _assert_one_line_error(result, *words):
+    assert result.returncode == 2, result.stderr
+    lines = [line for line in result.stderr.splitlines() if not line.startswith("using ROM")]
+    assert len(lines) == 1, result.stderr
+    assert "Traceback" not in result.stderr
+    for word in words:
+        assert word in lines[0]
+
+
+def test_missing_rom(tmp_path):
+    log = tmp_path / "a.fm2"
+    log.write_text("version 3\n|0|........|||\n")
+    _assert_one_line_error(nesbot("replay", str(log), "--rom", str(tmp_path / "no.nes")), "no.nes")
+
+
+def test_rom_is_a_directory(tmp_path):
+    _assert_one_line_error(nesbot("play", "--rom", str(tmp_path)), "directory")
+
+
+def test_malformed_log(tmp_path, rom_path):
+    log = tmp_path / "bad.fm2"
+    log.write_text("version 3\n|0|....|||\n")
+    _assert_one_line_error(nesbot("replay", str(log), "--rom", str(rom_path)), "line 2")
+
+
+def test_random_bytes_log(tmp_path, rom_path):
+    log = tmp_path / "random.fm2"
+    log.write_bytes(bytes(range(256)) * 4)
+    _assert_one_line_error(nesbot("verify", str(log), "--rom", str(rom_path)))
+
+
+def test_log_for_another_rom(tmp_path, rom_path):
+    log = tmp_path / "other.fm2"
+    log.write_text("version 3\nromChecksum base64:AAAAAAAAAAAAAAAAAAAAAA==\n|0|........|||\n")
+    _assert_one_line_error(nesbot("replay", str(log), "--rom", str(rom_path)), "md5")
+
+
+def test_bad_level(rom_path):
+    _assert_one_line_error(nesbot("play", "--rom", str(rom_path), "--level", "25"), "0-19")
+
+
+def test_unwritable_trace(tmp_path, rom_path):
+    log = tmp_path / "ok.fm2"
+    log.write_text("version 3\n|0|........|||\n")
+    _assert_one_line_error(
+        nesbot("replay", str(log), "--rom", str(rom_path), "--trace", str(tmp_path / "x" / "t")),
+        "trace",
+    )
