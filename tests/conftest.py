@@ -46,7 +46,7 @@ def emulator(rom):
 
 @pytest.fixture(scope="session")
 def level_menu_state(emulator):
-    """The level menu at the first aligned frame: booting there takes ~24,000 frames, so it
+    """The level menu at the first aligned frame: booting there takes ~32,000 frames, so it
     is done once and every game-starting test loads it."""
     from nesbot.menus import reach_level_menu
 

@@ -77,3 +77,23 @@ def test_unwritable_trace(tmp_path, rom_path):
         nesbot("replay", str(log), "--rom", str(rom_path), "--trace", str(tmp_path / "x" / "t")),
         "trace",
     )
+
+
+def test_ctrl_c_leaves_a_readable_log(tmp_path, rom_path):
+    import signal
+    import time
+
+    from nesbot.fm2 import read_fm2
+
+    log = tmp_path / "interrupted.fm2"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "nesbot", "play", "--rom", str(rom_path), "--log", str(log)],
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(6)  # booting: the log is being written
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 130 and "Traceback" not in stderr
+    frames = read_fm2(log).frames
+    assert len(frames) > 100

@@ -6,10 +6,9 @@ RAM at the first active frame and must show what the ROM shows after every frame
 
 import numpy as np
 import pytest
+from lockstep import lockstep
 
 from cython_core.buttons import DOWN, LEFT, RIGHT, UP, A, B
-from nesbot import ram
-from nesbot.replay import _first_difference
 
 FRAMES_PER_LEVEL = 2500
 STYLE_SPAN = 150  # frames before the stream switches style
@@ -68,25 +67,13 @@ def _stream(seed: int, frames: int) -> list[int]:
     return [int(p) for p in np.concatenate(parts)[:frames]]
 
 
-def _lockstep(emulator, game, pads, start_frame):
-    for offset, pad in enumerate(pads):
-        emulator.step(pad)
-        game.step(pad)
-        divergence = _first_difference(emulator, game, start_frame + offset + 1)
-        assert divergence is None, str(divergence)
-        if game.topped_out:
-            return offset + 1
-    return len(pads)
-
-
 @pytest.mark.parametrize("level", [0, 5, 9, 12, 15, 18, 19])
 def test_random_streams_match_the_rom(emulator, new_game, level):
     pads = _stream(level, FRAMES_PER_LEVEL)
     done, games, seed = 0, 0, level
     while done < len(pads):
         new_game(level, seed)
-        game = ram.game_from_ram(emulator.ram)
-        done += _lockstep(emulator, game, pads[done:], emulator.frame)
+        done += lockstep(emulator, pads[done:])[1]
         games += 1
         seed += 1
     assert done == FRAMES_PER_LEVEL and games >= 1

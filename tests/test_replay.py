@@ -12,7 +12,7 @@ from nesbot import ram
 from nesbot.fm2 import Fm2Writer, fceux_rom_md5, read_fm2
 from nesbot.menus import GameSetup
 from nesbot.play import run_game
-from nesbot.replay import replay_on_emulator, replay_on_simulator, verify
+from nesbot.replay import replay_on_emulator, replay_on_simulator, trace_record, verify
 
 GAME_FRAMES = 1500
 
@@ -46,30 +46,43 @@ def recording(rom, emulator, tmp_path_factory):
     return path, digests, result
 
 
-def test_replay_gives_identical_ram_every_frame(rom, recording):
-    path, digests, result = recording
-    replayed = []
-    summary = replay_on_emulator(
-        rom, read_fm2(path), observers=(lambda pad, emu: replayed.append(_ram_digest(emu)),)
-    )
-    assert len(replayed) == len(digests)
-    assert replayed == digests
-    assert (summary.score, summary.lines, summary.level) == (
+@pytest.fixture(scope="module")
+def emulated(rom, recording):
+    """The recording replayed on the emulator: RAM digests, trace text, summary, and the
+    decoded state at every frame where a new piece became active."""
+    digests, new_pieces, was_active = [], [], False
+
+    def watch(pad, emu):
+        nonlocal was_active
+        digests.append(_ram_digest(emu))
+        state = ram.decode(emu.ram)
+        if state.active and not was_active:
+            new_pieces.append((emu.frame, state))
+        was_active = state.active
+
+    trace = io.StringIO()
+    summary = replay_on_emulator(rom, read_fm2(recording[0]), trace, observers=(watch,))
+    return digests, trace.getvalue(), summary, new_pieces
+
+
+def test_replay_gives_identical_ram_every_frame(recording, emulated):
+    _path, recorded_digests, result = recording
+    digests, _trace, summary, _ = emulated
+    assert digests == recorded_digests
+    assert (summary.score, summary.lines, summary.level, summary.pieces) == (
         result.score,
         result.lines,
         result.level,
+        result.pieces,
     )
-    assert summary.pieces == result.pieces
 
 
-def test_engines_write_identical_traces(rom, recording):
-    log = read_fm2(recording[0])
-    emulated, simulated = io.StringIO(), io.StringIO()
-    by_emulator = replay_on_emulator(rom, log, emulated)
-    by_simulator = replay_on_simulator(rom, log, simulated)
-    assert by_emulator == by_simulator
-    records = [json.loads(line) for line in emulated.getvalue().splitlines()]
-    assert len(records) == by_emulator.pieces >= 5
+def test_trace_records_are_what_ram_shows(emulated):
+    _digests, trace, summary, new_pieces = emulated
+    records = [json.loads(line) for line in trace.splitlines()]
+    assert len(records) == len(new_pieces) == summary.pieces >= 5
+    for record, (frame, state) in zip(records, new_pieces, strict=True):
+        assert record == trace_record(state, frame)
     assert set(records[0]) == {
         "frame",
         "piece",
@@ -82,28 +95,16 @@ def test_engines_write_identical_traces(rom, recording):
         "level",
     }
     assert len(records[0]["board"]) == 20 and all(len(row) == 10 for row in records[0]["board"])
-    assert emulated.getvalue() == simulated.getvalue()
+
+
+def test_simulator_engine_writes_the_same_trace(rom, recording, emulated):
+    simulated = io.StringIO()
+    by_simulator = replay_on_simulator(rom, read_fm2(recording[0]), simulated)
+    assert by_simulator == emulated[2]
+    assert simulated.getvalue() == emulated[1]
 
 
 def test_verify_finds_no_divergence(rom, recording):
     frames, divergence = verify(rom, read_fm2(recording[0]))
     assert divergence is None, str(divergence)
     assert frames > 100
-
-
-def test_trace_records_match_ram(rom, recording, emulator):
-    """Each trace record equals what RAM shows at that frame of a plain replay."""
-    log = read_fm2(recording[0])
-    trace = io.StringIO()
-    replay_on_emulator(rom, log, trace)
-    records = {r["frame"]: r for r in map(json.loads, trace.getvalue().splitlines())}
-    emulator.power_on()
-    for frame, pad in enumerate(log.frames, start=1):
-        emulator.step(pad)
-        if frame in records:
-            state = ram.decode(emulator.ram)
-            assert state.active
-            assert records[frame]["board"] == state.board_rows()
-            assert (records[frame]["piece"], records[frame]["x"]) == (state.piece, state.x)
-        if frame >= max(records):
-            break

@@ -1,0 +1,67 @@
+# The board evaluation: meatfighter's 17 features (seeds.md §1), their weighted sum (LOWER is
+# better), the ceiling penalty (calming rule 2) and the placement vetoes (rules 3 and 4).
+#
+# Features are computed on playfield rows 0..19 only; rows -2 and -1 enter the ceiling
+# penalty, blocks_spawn and touches_ceiling, nothing else. Heights count from the floor
+# (a cell in row 19 has height 1, a column whose top cell is row r has height 20 - r).
+#
+# Error contract: everything here is `noexcept nogil`; no function can fail, and every
+# function only reads the board. Full rows are allowed (features stay defined) although
+# the search only evaluates boards after their line clears.
+from cython_core.board cimport Board
+
+cdef enum:
+    FEATURE_COUNT = 17
+
+cdef enum:
+    # Feature indices into Features.f and Weights.w, in the order of seeds.md's table.
+    F_TOTAL_LINES_CLEARED = 0        # rows cleared by both pieces (filled in by the caller)
+    F_TOTAL_LOCK_HEIGHT = 1          # sum of the pieces' lock heights (filled in by the caller)
+    F_TOTAL_WELL_CELLS = 2           # empty cells above their column's top, both sides filled
+    F_TOTAL_DEEP_WELLS = 3           # columns holding 3 or more well cells
+    F_TOTAL_COLUMN_HOLES = 4         # empty cells whose upper neighbour is filled
+    F_TOTAL_WEIGHTED_COLUMN_HOLES = 5  # sum of (hole row + 1): rows numbered from the top at 1
+    F_TOTAL_COLUMN_HOLE_DEPTHS = 6   # sum of (hole row - top row of its column)
+    F_MIN_COLUMN_HOLE_DEPTH = 7      # smallest hole depth; 20 when there are no holes
+    F_MAX_COLUMN_HOLE_DEPTH = 8      # largest hole depth; 0 when there are no holes
+    F_TOTAL_COLUMN_TRANSITIONS = 9   # empty/filled changes down a column below its top cell
+    F_TOTAL_ROW_TRANSITIONS = 10     # empty/filled changes along non-empty rows, walls filled
+    F_TOTAL_COLUMN_HEIGHTS = 11      # sum of the 10 column heights
+    F_PILE_HEIGHT = 12               # tallest column height
+    F_COLUMN_HEIGHT_SPREAD = 13      # tallest minus shortest column height
+    F_TOTAL_SOLID_CELLS = 14         # filled cells
+    F_TOTAL_WEIGHTED_SOLID_CELLS = 15  # sum of filled cells' heights (row 19 = 1)
+    F_COLUMN_HEIGHT_VARIANCE = 16    # sum of |height difference| of adjacent columns
+
+cdef enum:
+    CEILING_ROWS = 7                 # rule 2 penalises filled cells in rows 0..6 (and -2, -1)
+
+ctypedef struct Features:
+    double f[17]                     # feature values, indexed by the F_ indices
+
+ctypedef struct Weights:
+    double w[17]                     # one weight per feature, indexed by the F_ indices
+    double ceiling_weight            # rule 2 scale: a cell in row r < 7 costs this / (r + 1)
+
+
+# The 15 board features into out.f; out.f[F_TOTAL_LINES_CLEARED] and
+# out.f[F_TOTAL_LOCK_HEIGHT] are set to 0 (the search knows them, the board does not).
+cdef void board_features(const Board* b, Features* out) noexcept nogil
+
+# Weighted sum of the features plus the ceiling penalty; lower is better.
+cdef double evaluate(const Board* b, int lines_cleared, int lock_height_total,
+                     const Weights* w) noexcept nogil
+
+# Rule 2 alone: ceiling_weight / max(r + 1, 1) summed over filled cells of rows -2..6.
+cdef double ceiling_penalty(const Board* b, double ceiling_weight) noexcept nogil
+
+# Rule 3: some spawn orientation (NES_SPAWN_TABLE) does not fit at x = 5, y = 0.
+cdef bint blocks_spawn(const Board* b) noexcept nogil
+
+# Rule 4 trigger: a filled cell in rows -2..1 (the hidden rows and the rows spawns occupy).
+cdef bint touches_ceiling(const Board* b) noexcept nogil
+
+# Rule 4: the empty cells of rows 0..19 reachable (4-neighbour steps through empty cells,
+# hidden rows not used) from the empty cells of row 0, columns 4-6, leave no row that still
+# has an empty cell and all of whose empty cells are reachable. True = split for good.
+cdef bint field_split(const Board* b) noexcept nogil

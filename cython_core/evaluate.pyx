@@ -1,0 +1,407 @@
+# cython: language_level=3
+"""meatfighter's 17-feature board evaluation (see evaluate.pxd); lower is better.
+
+Definitions that the source leaves open, as implemented here:
+
+- Deep wells count wells, not cells, and a well is the set of well cells of one column:
+  meatfighter's article says a column's well cells need not be contiguous (gaps in the well's
+  walls interrupt them), and "number of wells containing three or more well cells" counts
+  wells. So F_TOTAL_DEEP_WELLS is the number of columns with 3 or more well cells.
+- Column holes are only the empty cells directly below a filled cell: an empty run of three
+  cells under an overhang is one hole (at the run's top), as his definition says.
+- Column transitions compare vertically adjacent cells from a column's top cell down to row
+  19; neither the pair above the top cell nor the floor counts, so an empty column has 0.
+- Row transitions skip rows with no filled cell; a full row has 0 (the walls match it).
+- Ceiling penalty (rule 2): a filled cell in row r = 0..6 costs ceiling_weight / (r + 1); a
+  cell in the hidden rows -2, -1 is above the ceiling and costs the row-0 price. The scale
+  was not published. The default 1000 makes one cell in row 6 cost 143, about three new
+  holes near the floor with meatfighter's weights (one costs about 40), and a cell in row 0
+  cost 1000, so the search builds into the top rows only when its alternatives are much
+  worse, as the rule intends. Training can tune it (Weights.ceiling).
+
+The Python functions take `rows` as 22 masks (rows -2..19) or 20 masks (rows 0..19, hidden
+rows empty), each 0..0x3FF, and `weights` as 17 floats (ceiling weight DEFAULT_CEILING_WEIGHT),
+18 floats (the last is the ceiling weight), or an object with `as_vector()` and `ceiling`
+(nesbot.weights.Weights). They raise ValueError for anything else.
+"""
+
+import math
+import time
+
+from libc.string cimport memset
+
+from cython_core.board cimport BOARD_HIDDEN, BOARD_ROWS, FIELD_ROWS, FULL_ROW, Board, fits
+from cython_core.pieces cimport NES_SPAWN_TABLE
+
+cdef extern from *:
+    int lowest_bit "__builtin_ctz"(unsigned int x) noexcept nogil
+
+cdef enum:
+    WIDTH = 10
+    LEFT_WALL = 0x001       # bit of column 0 in a row shifted left by one
+    RIGHT_WALL = 0x200      # bit of column 9
+    WALLED_ROW_BITS = 0x7FF  # 11 neighbour pairs of a row with a wall bit at each end
+    SPAWN_COLUMNS = 0x070   # columns 4-6 of row 0, where rule 4's fill starts
+    SPAWN_X = 5
+    SPAWN_Y = 0
+
+# Bits set in each 11-bit mask (rows, and rows with their walls): __builtin_popcount is a
+# libgcc call unless the build targets a CPU with POPCNT, and setup.py builds for the
+# generic x86-64 baseline.
+cdef unsigned char POPCOUNT11[WALLED_ROW_BITS + 1]
+for _m in range(WALLED_ROW_BITS + 1):
+    POPCOUNT11[_m] = bin(_m).count("1")
+
+
+cdef inline int popcount(unsigned int m) noexcept nogil:
+    """Set bits of m; m must be below 2 ** 11."""
+    return POPCOUNT11[m]
+
+
+# 1 / distance from the ceiling for rows -2..6; the hidden rows share row 0's price.
+cdef double CEILING_SCALE[BOARD_HIDDEN + CEILING_ROWS]
+CEILING_SCALE[0] = 1.0
+CEILING_SCALE[1] = 1.0
+for _r in range(CEILING_ROWS):
+    CEILING_SCALE[BOARD_HIDDEN + _r] = 1.0 / (_r + 1)
+
+FEATURE_NAMES: tuple[str, ...] = (
+    "total_lines_cleared",
+    "total_lock_height",
+    "total_well_cells",
+    "total_deep_wells",
+    "total_column_holes",
+    "total_weighted_column_holes",
+    "total_column_hole_depths",
+    "min_column_hole_depth",
+    "max_column_hole_depth",
+    "total_column_transitions",
+    "total_row_transitions",
+    "total_column_heights",
+    "pile_height",
+    "column_height_spread",
+    "total_solid_cells",
+    "total_weighted_solid_cells",
+    "column_height_variance",
+)
+DEFAULT_CEILING_WEIGHT: float = 1000.0
+
+_bench_sink = 0.0
+
+
+cdef void board_features(const Board* b, Features* out) noexcept nogil:
+    cdef int top[WIDTH]
+    cdef int r, c, n, depth, height, prev_height
+    cdef unsigned int m, prev = 0, seen = 0, fresh, well, holes, walled
+    # Saturating per-column counters of well cells, one bit per column: >= 1, >= 2, >= 3.
+    cdef unsigned int well1 = 0, well2 = 0, well3 = 0
+    cdef int well_cells = 0, hole_count = 0, weighted_holes = 0, depth_sum = 0
+    cdef int min_depth = FIELD_ROWS, max_depth = 0
+    cdef int col_trans = 0, row_trans = 0, solid = 0, weighted_solid = 0
+    cdef int total_height = 0, max_height = 0, min_height = FIELD_ROWS, variance = 0
+
+    for c in range(WIDTH):
+        top[c] = FIELD_ROWS
+    # Empty rows above the pile contribute to no feature, and most boards are low.
+    r = 0
+    while r < FIELD_ROWS and b.rows[r + BOARD_HIDDEN] == 0:
+        r += 1
+    while r < FIELD_ROWS:
+        m = b.rows[r + BOARD_HIDDEN]
+        fresh = m & ~seen
+        while fresh:
+            top[lowest_bit(fresh)] = r
+            fresh &= fresh - 1
+        seen |= m
+
+        well = ~seen & ((m << 1) | LEFT_WALL) & ((m >> 1) | RIGHT_WALL) & FULL_ROW
+        if well:
+            well_cells += popcount(well)
+            well3 |= well2 & well
+            well2 |= well1 & well
+            well1 |= well
+
+        # Counts the pair across each column's top surface too (prev starts empty); those
+        # are taken off once per non-empty column below.
+        col_trans += popcount(prev ^ m)
+        holes = prev & ~m
+        while holes:
+            c = lowest_bit(holes)
+            holes &= holes - 1
+            depth = r - top[c]
+            hole_count += 1
+            weighted_holes += r + 1
+            depth_sum += depth
+            if depth < min_depth:
+                min_depth = depth
+            if depth > max_depth:
+                max_depth = depth
+
+        if m:
+            n = popcount(m)
+            solid += n
+            weighted_solid += n * (FIELD_ROWS - r)
+            walled = (m << 1) | 1 | (1 << (WIDTH + 1))
+            row_trans += popcount((walled ^ (walled >> 1)) & WALLED_ROW_BITS)
+        prev = m
+        r += 1
+
+    prev_height = 0
+    for c in range(WIDTH):
+        if top[c] < FIELD_ROWS:
+            col_trans -= 1
+        height = FIELD_ROWS - top[c]
+        total_height += height
+        if height > max_height:
+            max_height = height
+        if height < min_height:
+            min_height = height
+        if c > 0:
+            variance += height - prev_height if height > prev_height else prev_height - height
+        prev_height = height
+
+    out.f[F_TOTAL_LINES_CLEARED] = 0
+    out.f[F_TOTAL_LOCK_HEIGHT] = 0
+    out.f[F_TOTAL_WELL_CELLS] = well_cells
+    out.f[F_TOTAL_DEEP_WELLS] = popcount(well3)
+    out.f[F_TOTAL_COLUMN_HOLES] = hole_count
+    out.f[F_TOTAL_WEIGHTED_COLUMN_HOLES] = weighted_holes
+    out.f[F_TOTAL_COLUMN_HOLE_DEPTHS] = depth_sum
+    out.f[F_MIN_COLUMN_HOLE_DEPTH] = min_depth
+    out.f[F_MAX_COLUMN_HOLE_DEPTH] = max_depth
+    out.f[F_TOTAL_COLUMN_TRANSITIONS] = col_trans
+    out.f[F_TOTAL_ROW_TRANSITIONS] = row_trans
+    out.f[F_TOTAL_COLUMN_HEIGHTS] = total_height
+    out.f[F_PILE_HEIGHT] = max_height
+    out.f[F_COLUMN_HEIGHT_SPREAD] = max_height - min_height
+    out.f[F_TOTAL_SOLID_CELLS] = solid
+    out.f[F_TOTAL_WEIGHTED_SOLID_CELLS] = weighted_solid
+    out.f[F_COLUMN_HEIGHT_VARIANCE] = variance
+
+
+cdef double ceiling_penalty(const Board* b, double ceiling_weight) noexcept nogil:
+    cdef double s = 0.0
+    cdef int i
+    for i in range(BOARD_HIDDEN + CEILING_ROWS):
+        s += popcount(b.rows[i]) * CEILING_SCALE[i]
+    return s * ceiling_weight
+
+
+cdef double evaluate(const Board* b, int lines_cleared, int lock_height_total,
+                     const Weights* w) noexcept nogil:
+    cdef Features feat
+    cdef double s = 0.0
+    cdef int i
+    board_features(b, &feat)
+    feat.f[F_TOTAL_LINES_CLEARED] = lines_cleared
+    feat.f[F_TOTAL_LOCK_HEIGHT] = lock_height_total
+    for i in range(FEATURE_COUNT):
+        s += w.w[i] * feat.f[i]
+    return s + ceiling_penalty(b, w.ceiling_weight)
+
+
+cdef bint blocks_spawn(const Board* b) noexcept nogil:
+    cdef int t
+    for t in range(7):
+        if not fits(b, NES_SPAWN_TABLE[t], SPAWN_X, SPAWN_Y):
+            return True
+    return False
+
+
+cdef bint touches_ceiling(const Board* b) noexcept nogil:
+    return (b.rows[0] | b.rows[1] | b.rows[BOARD_HIDDEN] | b.rows[BOARD_HIDDEN + 1]) != 0
+
+
+cdef inline unsigned int spread_in_row(unsigned int x, unsigned int empty) noexcept nogil:
+    """Grow x along the empty runs of one row until it covers each run it touches."""
+    cdef unsigned int grown = x
+    while True:
+        grown = (x | (x << 1) | (x >> 1)) & empty
+        if grown == x:
+            return x
+        x = grown
+
+
+cdef bint field_split(const Board* b) noexcept nogil:
+    cdef unsigned int empty[FIELD_ROWS]
+    cdef unsigned int reach[FIELD_ROWS]
+    cdef unsigned int x
+    cdef int r
+    cdef bint changed = True
+    for r in range(FIELD_ROWS):
+        empty[r] = ~b.rows[r + BOARD_HIDDEN] & FULL_ROW
+        reach[r] = 0
+    reach[0] = spread_in_row(empty[0] & SPAWN_COLUMNS, empty[0])
+    # Alternate downward and upward sweeps: most fills settle in one pair, and a fill that
+    # winds back up through an overhang needs one more pair per turn.
+    while changed:
+        changed = False
+        for r in range(1, FIELD_ROWS):
+            x = reach[r] | (reach[r - 1] & empty[r])
+            if r + 1 < FIELD_ROWS:
+                x |= reach[r + 1] & empty[r]
+            x = spread_in_row(x, empty[r])
+            if x != reach[r]:
+                reach[r] = x
+                changed = True
+        for r in range(FIELD_ROWS - 2, -1, -1):
+            x = reach[r] | (reach[r + 1] & empty[r])
+            if r > 0:
+                x |= reach[r - 1] & empty[r]
+            x = spread_in_row(x, empty[r])
+            if x != reach[r]:
+                reach[r] = x
+                changed = True
+    for r in range(FIELD_ROWS):
+        if empty[r] and (empty[r] & ~reach[r]) == 0:
+            return False
+    return True
+
+
+# ---------------------------------------------------------------- Python layer
+
+
+cdef int _load_board(object rows, Board* b) except -1:
+    cdef int n = len(rows)
+    cdef int offset, i
+    if n == BOARD_ROWS:
+        offset = 0
+    elif n == FIELD_ROWS:
+        offset = BOARD_HIDDEN
+    else:
+        raise ValueError(f"rows needs 22 masks (rows -2..19) or 20 (rows 0..19), got {n}")
+    memset(b, 0, sizeof(Board))
+    for i in range(n):
+        v = int(rows[i])
+        if v < 0 or v > FULL_ROW:
+            raise ValueError(f"row mask {v} at index {i} is outside 0..0x3FF")
+        b.rows[offset + i] = v
+    return 0
+
+
+cdef int _load_weights(object weights, Weights* w) except -1:
+    cdef int i
+    if hasattr(weights, "as_vector"):
+        vec = [float(v) for v in weights.as_vector()]
+        ceiling = float(weights.ceiling)
+        if len(vec) != FEATURE_COUNT:
+            raise ValueError(f"as_vector() gave {len(vec)} weights, expected {FEATURE_COUNT}")
+    else:
+        vec = [float(v) for v in weights]
+        if len(vec) == FEATURE_COUNT:
+            ceiling = DEFAULT_CEILING_WEIGHT
+        elif len(vec) == FEATURE_COUNT + 1:
+            ceiling = vec.pop()
+        else:
+            raise ValueError(
+                f"weights needs {FEATURE_COUNT} floats (or {FEATURE_COUNT + 1} with the "
+                f"ceiling weight last), got {len(vec)}")
+    for i in range(FEATURE_COUNT):
+        w.w[i] = vec[i]
+    w.ceiling_weight = ceiling
+    return 0
+
+
+def board_features_py(rows) -> list[float]:
+    """The 17 features in FEATURE_NAMES order; the first two (caller-known) are 0."""
+    cdef Board b
+    cdef Features f
+    _load_board(rows, &b)
+    board_features(&b, &f)
+    return [f.f[i] for i in range(FEATURE_COUNT)]
+
+
+def ceiling_penalty_py(rows, double ceiling_weight=DEFAULT_CEILING_WEIGHT) -> float:
+    """Rule 2's penalty alone for a board."""
+    cdef Board b
+    _load_board(rows, &b)
+    return ceiling_penalty(&b, ceiling_weight)
+
+
+def evaluate_py(rows, int lines_cleared, int lock_height_total, weights) -> float:
+    """The evaluation the search uses: weighted features plus ceiling penalty; lower is better."""
+    cdef Board b
+    cdef Weights w
+    _load_board(rows, &b)
+    _load_weights(weights, &w)
+    return evaluate(&b, lines_cleared, lock_height_total, &w)
+
+
+def evaluate_trace(rows, int lines_cleared, int lock_height_total,
+                   weights) -> list[tuple[str, float, float, float]]:
+    """Every term of evaluate_py as (name, value, weight, weighted term).
+
+    Then ("ceiling_penalty", sum of 1 / distance to the ceiling, ceiling weight, penalty)
+    and ("total", nan, nan, evaluate_py's result). The terms add up to the total up to
+    floating-point rounding.
+    """
+    cdef Board b
+    cdef Weights w
+    cdef Features f
+    _load_board(rows, &b)
+    _load_weights(weights, &w)
+    board_features(&b, &f)
+    f.f[F_TOTAL_LINES_CLEARED] = lines_cleared
+    f.f[F_TOTAL_LOCK_HEIGHT] = lock_height_total
+    trace = [
+        (FEATURE_NAMES[i], f.f[i], w.w[i], w.w[i] * f.f[i]) for i in range(FEATURE_COUNT)
+    ]
+    trace.append(("ceiling_penalty", ceiling_penalty(&b, 1.0), w.ceiling_weight,
+                  ceiling_penalty(&b, w.ceiling_weight)))
+    trace.append(("total", math.nan, math.nan,
+                  evaluate(&b, lines_cleared, lock_height_total, &w)))
+    return trace
+
+
+def format_trace(trace: list[tuple[str, float, float, float]]) -> str:
+    """evaluate_trace's rows as an aligned text table."""
+    lines = [f"{'feature':<30}{'value':>12}{'weight':>14}{'term':>14}"]
+    for name, value, weight, term in trace:
+        v = "" if math.isnan(value) else f"{value:.4g}"
+        wt = "" if math.isnan(weight) else f"{weight:.6g}"
+        lines.append(f"{name:<30}{v:>12}{wt:>14}{term:>14.4f}")
+    return "\n".join(lines)
+
+
+def blocks_spawn_py(rows) -> bool:
+    """Rule 3: some piece could not spawn on this board."""
+    cdef Board b
+    _load_board(rows, &b)
+    return blocks_spawn(&b)
+
+
+def touches_ceiling_py(rows) -> bool:
+    """Rule 4's trigger: a filled cell in rows -2..1."""
+    cdef Board b
+    _load_board(rows, &b)
+    return touches_ceiling(&b)
+
+
+def field_split_py(rows) -> bool:
+    """Rule 4: no row with empty cells has all of them reachable from the spawn area."""
+    cdef Board b
+    _load_board(rows, &b)
+    return field_split(&b)
+
+
+def bench_evaluate(rows, long n, weights=None) -> float:
+    """Seconds for n calls of the C evaluate on this board (weights default to all 1.0).
+
+    Two copies of the board are used alternately so the compiler cannot hoist the work out
+    of the loop.
+    """
+    cdef Board boards[2]
+    cdef Weights w
+    cdef long i
+    cdef double sink = 0.0
+    global _bench_sink
+    _load_board(rows, &boards[0])
+    boards[1] = boards[0]
+    _load_weights([1.0] * FEATURE_COUNT if weights is None else weights, &w)
+    start = time.perf_counter()
+    with nogil:
+        for i in range(n):
+            sink += evaluate(&boards[i & 1], <int>(i & 3), 0, &w)
+    elapsed = time.perf_counter() - start
+    _bench_sink = sink
+    return elapsed

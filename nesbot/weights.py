@@ -1,0 +1,128 @@
+"""Evaluation weights as a named record, stored as JSON together with how they were made.
+
+A weights file is one JSON object: a number for each field of `Weights` (the 17 names of
+cython_core.evaluate.FEATURE_NAMES plus "ceiling", the rule-2 penalty scale) and "provenance",
+an object saying where the numbers come from (source, command, seed, games, ...). Every key is
+required and no other key is allowed, so a typo cannot silently leave a weight at a default.
+`load_weights` raises NesbotError with one sentence for any problem with the file.
+
+`as_vector()` gives the 17 feature weights in FEATURE_NAMES order, the layout the C evaluator
+and the cython_core.evaluate Python functions take; those functions also accept a Weights
+directly.
+"""
+
+import json
+import math
+import os
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from cython_core.evaluate import DEFAULT_CEILING_WEIGHT, FEATURE_NAMES
+from nesbot.errors import NesbotError
+
+DATA_DIR = Path(__file__).with_name("data")
+
+
+@dataclass(frozen=True)
+class Weights:
+    """One weight per evaluation feature (lower evaluation is better), plus provenance."""
+
+    total_lines_cleared: float
+    total_lock_height: float
+    total_well_cells: float
+    total_deep_wells: float
+    total_column_holes: float
+    total_weighted_column_holes: float
+    total_column_hole_depths: float
+    min_column_hole_depth: float
+    max_column_hole_depth: float
+    total_column_transitions: float
+    total_row_transitions: float
+    total_column_heights: float
+    pile_height: float
+    column_height_spread: float
+    total_solid_cells: float
+    total_weighted_solid_cells: float
+    column_height_variance: float
+    ceiling: float = DEFAULT_CEILING_WEIGHT
+    # A dict cannot be hashed; leaving it out of the hash keeps Weights usable as a dict key.
+    provenance: dict[str, Any] = field(default_factory=dict, hash=False)
+
+    def as_vector(self) -> list[float]:
+        """The 17 feature weights in FEATURE_NAMES order (the ceiling weight is not included)."""
+        return [getattr(self, name) for name in FEATURE_NAMES]
+
+    @classmethod
+    def from_vector(
+        cls,
+        vector: list[float],
+        ceiling: float = DEFAULT_CEILING_WEIGHT,
+        provenance: dict[str, Any] | None = None,
+    ) -> "Weights":
+        """Weights from 17 floats in FEATURE_NAMES order (what a trainer works with)."""
+        if len(vector) != len(FEATURE_NAMES):
+            raise ValueError(f"expected {len(FEATURE_NAMES)} weights, got {len(vector)}")
+        values = {name: float(v) for name, v in zip(FEATURE_NAMES, vector, strict=True)}
+        return cls(**values, ceiling=float(ceiling), provenance=dict(provenance or {}))
+
+
+_NUMBER_KEYS = (*FEATURE_NAMES, "ceiling")
+_ALL_KEYS = (*_NUMBER_KEYS, "provenance")
+if tuple(f.name for f in fields(Weights)) != _ALL_KEYS:
+    raise ImportError("nesbot.weights.Weights fields differ from cython_core FEATURE_NAMES")
+
+
+def load_weights(path: str | os.PathLike[str]) -> Weights:
+    """Read a weights file written by save_weights (or by hand in the same layout)."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise NesbotError(f"weights file {path} does not exist") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise NesbotError(f"cannot read weights file {path}: {e}") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise NesbotError(
+            f"weights file {path} is not valid JSON ({e.msg} at line {e.lineno})"
+        ) from None
+    if not isinstance(data, dict):
+        raise NesbotError(
+            f"weights file {path} must hold a JSON object, found {type(data).__name__}"
+        )
+    missing = [k for k in _ALL_KEYS if k not in data]
+    if missing:
+        raise NesbotError(f"weights file {path} lacks {', '.join(missing)}")
+    unknown = [k for k in data if k not in _ALL_KEYS]
+    if unknown:
+        raise NesbotError(f"weights file {path} has unknown keys: {', '.join(unknown)}")
+    for key in _NUMBER_KEYS:
+        value = data[key]
+        # bool is an int in Python, but true/false in a weights file is a mistake.
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int | float)
+            or not math.isfinite(value)
+        ):
+            raise NesbotError(f"weights file {path}: {key} must be a finite number, got {value!r}")
+    if not isinstance(data["provenance"], dict):
+        raise NesbotError(f"weights file {path}: provenance must be a JSON object")
+    return Weights(**{key: float(data[key]) for key in _NUMBER_KEYS}, provenance=data["provenance"])
+
+
+def save_weights(weights: Weights, path: str | os.PathLike[str]) -> None:
+    """Write weights as JSON (exact: floats are written with repr, so load gives them back)."""
+    path = Path(path)
+    data: dict[str, Any] = {key: getattr(weights, key) for key in _NUMBER_KEYS}
+    data["provenance"] = weights.provenance
+    try:
+        path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    except OSError as e:
+        raise NesbotError(f"cannot write weights file {path}: {e.strerror}") from None
+    except TypeError as e:
+        raise NesbotError(f"weights provenance cannot be saved as JSON: {e}") from None
+
+
+MEATFIGHTER_2018: Weights = load_weights(DATA_DIR / "meatfighter2018.json")
