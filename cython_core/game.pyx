@@ -175,3 +175,8 @@ cdef class Game:
     @property
     def frame_counter(self) -> int:
         return self.g.frame_counter
+
+    @property
+    def position(self) -> tuple:
+        """(x, y, orientation) of the piece."""
+        return self.g.piece.x, self.g.piece.y, self.g.piece.orientation

@@ -171,22 +171,22 @@ cdef void check_one_row(Game* g) noexcept nogil:
         g.play_state += 1 if g.completed_lines else 2
 
 
-cdef void add_lines(Game* g) noexcept nogil:
+cdef void count_lines(uint8_t* level, uint8_t* lines, int cleared) noexcept nogil:
     # incrementLines, once per cleared line, with the level-up test of mechanics §8.
     cdef int n
     cdef uint8_t tens
-    for n in range(g.completed_lines):
-        g.lines[0] += 1
-        if (g.lines[0] & 0x0F) >= 0x0A:
-            g.lines[0] += 6
-            if (g.lines[0] & 0xF0) >= 0xA0:
-                g.lines[0] &= 0x0F
-                g.lines[1] += 1
-        if (g.lines[0] & 0x0F) == 0:
+    for n in range(cleared):
+        lines[0] += 1
+        if (lines[0] & 0x0F) >= 0x0A:
+            lines[0] += 6
+            if (lines[0] & 0xF0) >= 0xA0:
+                lines[0] &= 0x0F
+                lines[1] += 1
+        if (lines[0] & 0x0F) == 0:
             # lines/10 written in BCD but compared as binary: 140 lines reads as 20.
-            tens = <uint8_t>(((g.lines[1] << 8) | g.lines[0]) >> 4)
-            if not signed_ge(g.level, tens):
-                g.level += 1
+            tens = <uint8_t>(((lines[1] << 8) | lines[0]) >> 4)
+            if not signed_ge(level[0], tens):
+                level[0] += 1
 
 
 cdef void add_points(Game* g) noexcept nogil:
@@ -235,7 +235,7 @@ cdef void update_lines_and_score(Game* g) noexcept nogil:
     # playState_updateLinesAndStatistics
     if g.completed_lines:
         bcd_increment(&g.line_clear_stats[g.completed_lines - 1])
-        add_lines(g)
+        count_lines(&g.level, g.lines, g.completed_lines)
     add_points(g)
     g.completed_lines = 0
     g.play_state += 1

@@ -63,17 +63,23 @@ def run_replay(args: argparse.Namespace) -> int:
 
 
 def run_verify(args: argparse.Namespace) -> int:
+    from nesbot.emulator import ALIGNED_FRAMES
     from nesbot.fm2 import fceux_rom_md5, read_fm2
     from nesbot.replay import verify
 
     log = read_fm2(args.log)
     rom = _load_rom(args)
     log.check_rom(rom.md5, fceux_rom_md5(rom.data))
-    frames, divergence = verify(rom, log)
-    if divergence is not None:
-        print(divergence)
+    result = verify(rom, log)
+    if result.divergence is not None:
+        print(result.divergence)
         return 1
-    print(f"identical over {frames} frames")
+    print(f"identical over {result.frames} frames")
+    if result.window_ended:
+        print(
+            f"(compared up to frame {ALIGNED_FRAMES.stop} of the log: from there nes-py's "
+            "step boundary reaches the next frame's NMI, whose screen updates show early)"
+        )
     return 0
 
 
@@ -107,7 +113,7 @@ def build_parser() -> argparse.ArgumentParser:
         sub.set_defaults(run=run)
         return sub
 
-    play = command("play", run_play, "boot the ROM, start an A-TYPE game and play it")
+    play = command("play", run_play, "boot the ROM, start an A-TYPE game and let the bot play")
     _add_rom_options(play)
     play.add_argument("--level", type=_positive, default=19, help="start level 0-19 (19)")
     play.add_argument(
@@ -119,6 +125,20 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--music", type=_positive, default=0, help="0-2 songs, 3 off (0)")
     play.add_argument("--log", metavar="FILE.fm2", help="write the game's input log")
     play.add_argument("--max-frames", type=_positive, help="stop after this many frames")
+    play.add_argument(
+        "--tap-hz",
+        type=int,
+        default=30,
+        choices=(30, 20, 15, 12, 10),
+        help="fastest tapping of one button (30)",
+    )
+    play.add_argument(
+        "--realtime",
+        action="store_true",
+        help="pace the game at the NES's 60.0988 frames per second",
+    )
+    play.add_argument("--video", metavar="FILE.mp4", help="record every frame to a video")
+    play.add_argument("--scale", type=int, default=2, help="video upscale factor (2)")
     play.add_argument("--json", action="store_true", help="print one JSON summary object")
 
     replay = command("replay", run_replay, "replay an .fm2 input log from power-on")

@@ -8,11 +8,13 @@ steps. Measured with this ROM, counting steps from power-on:
 * about 1,400-5,000: the boundary lies between the NMI's controller poll and the game logic
   (mechanics §16): a button acts in the RAM read one step later;
 * about 6,000-16,000: the boundary cuts through the game logic: RAM is read mid-frame;
-* from about 17,000 for some 70,000 steps: the boundary lies in the idle time after the
-  logic: a step is one whole frame (NMI, poll of this step's buttons, logic), and RAM read
-  after step(pad) already shows what `pad` did.
+* from about 17,000 to about 55,900: the boundary lies in the idle time after the logic: a
+  step is one whole frame (NMI, poll of this step's buttons, logic), and RAM read after
+  step(pad) already shows what `pad` did;
+* after that the boundary reaches the next frame's NMI: its screen-row copy and line-clear
+  animation step show in RAM one step early, and later the poll moves too.
 
-nesbot plays in the last window (ALIGNED_FRAMES); the simulator's step is that whole frame.
+nesbot plays in the third window (ALIGNED_FRAMES); the simulator's step is that whole frame.
 """
 
 from collections.abc import Callable
@@ -23,11 +25,12 @@ from nes_py import NESEnv
 
 from nesbot.errors import NesbotError
 
-# Steps since power-on in which a step is one whole game frame (see the module docstring).
-# The start leaves room for the longest logic the game runs: clearing a full row 0 moves
-# the whole 256-byte playfield page (about 7,000 cycles); at step 24,000 the boundary
-# still cut through it. The end stays clear of the next frame's NMI.
-ALIGNED_FRAMES = range(32_000, 80_000)
+# Steps since power-on in which a step is one whole game frame (see the module docstring),
+# as measured with the lockstep tests. The start leaves room for the longest logic of
+# normal play (clearing rows near the floor moves up to 190 playfield bytes). One frame
+# runs longer still: clearing a full row 0 (only possible with the stack at the ceiling)
+# moves the whole 256-byte page, and until step ~32,000 RAM is read in the middle of it.
+ALIGNED_FRAMES = range(24_000, 55_500)
 
 
 class Emulator:

@@ -1,29 +1,36 @@
-"""`nesbot play`: boot the ROM, reach the start level through the menus, and run the game.
+"""`nesbot play`: boot the ROM, reach the start level through the menus, and let the bot play.
 
-The frame loop asks a policy for each frame's button byte. Until the planner lands the
-policy sends nothing, so the game runs with pieces falling where they spawn.
+The frame loop asks a policy for each frame's button byte, given the emulator's RAM between
+two frames, and steps the emulator with it until top-out (or --max-frames).
 """
 
 import argparse
 import json
 import sys
+import time
 from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import asdict, dataclass
 
+import numpy as np
+
 from nesbot import ram
+from nesbot.bot import Bot, make_planner
 from nesbot.emulator import Emulator
 from nesbot.fm2 import Fm2Writer, fceux_rom_md5
 from nesbot.menus import GameSetup, start_game
 from nesbot.rom import Rom, load_rom
+from nesbot.weights import MEATFIGHTER_2018
 
-Policy = Callable[[ram.GameState], int]
+Policy = Callable[[np.ndarray], int]
 PROGRESS_EVERY = 30  # frames between terminal progress updates
+NES_FPS = 60.0988
+MAX_SCORE = 999_999
 
 
 @dataclass(frozen=True)
 class GameResult:
-    """What `nesbot play --json` prints."""
+    """What `nesbot play --json` prints (the bot's figures are added by play())."""
 
     score: int
     lines: int
@@ -32,34 +39,41 @@ class GameResult:
     pieces: int
     frames: int
     tetrises: int
+    maxout: bool
+    maxout_lines: int | None
     topped_out: bool
     seed: int
     rom_md5: str
-
-
-def idle_policy(state: ram.GameState) -> int:
-    return 0
 
 
 def run_game(
     emu: Emulator,
     setup: GameSetup,
     rom: Rom,
-    policy: Policy = idle_policy,
+    policy: Policy,
     max_frames: int | None = None,
     progress: Callable[[ram.GameState, int], None] | None = None,
+    realtime: bool = False,
 ) -> GameResult:
     """Start a game through the menus and step it with `policy` until top-out or
     `max_frames` game frames."""
     state = start_game(emu, setup)
     pieces, frames, was_active = 1, 0, True
+    maxout_lines = None
+    started = time.perf_counter()
     while not state.topped_out and (max_frames is None or frames < max_frames):
-        emu.step(policy(state))
+        emu.step(policy(emu.ram))
         frames += 1
+        if realtime:
+            delay = started + frames / NES_FPS - time.perf_counter()
+            if delay > 0:
+                time.sleep(delay)
         state = ram.decode(emu.ram)
         if state.active and not was_active:
             pieces += 1
         was_active = state.active
+        if maxout_lines is None and state.score >= MAX_SCORE and state.level < 29:
+            maxout_lines = state.lines  # maxout counts only before level 29
         if progress is not None and frames % PROGRESS_EVERY == 0:
             progress(state, pieces)
     return GameResult(
@@ -70,6 +84,8 @@ def run_game(
         pieces,
         frames,
         state.tetrises,
+        maxout_lines is not None,
+        maxout_lines,
         state.topped_out,
         setup.seed,
         rom.md5,
@@ -90,29 +106,45 @@ def play(args: argparse.Namespace) -> int:
     rom = load_rom(args.rom, any_rom=args.any_rom)
     print(rom.describe(), file=sys.stderr)
     setup = GameSetup(level=args.level, music=args.music, seed=args.seed)
+    bot = Bot(make_planner(MEATFIGHTER_2018, args.tap_hz))
     show_progress = not args.json and sys.stderr.isatty()
     with ExitStack() as stack:
         emu = stack.enter_context(Emulator(rom.path))
         if args.log:
-            comments = [("start_level", str(setup.level)), ("seed", str(setup.seed))]
+            comments = [
+                ("start_level", str(setup.level)),
+                ("seed", str(setup.seed)),
+                ("tap_hz", str(args.tap_hz)),
+            ]
             log = stack.enter_context(Fm2Writer(args.log, fceux_rom_md5(rom.data), comments))
             emu.observers.append(lambda pad, _emu: log.write_frame(pad))
+        if args.video:
+            from nesbot.video import VideoWriter
+
+            emu.observers.append(stack.enter_context(VideoWriter(args.video, args.scale)))
         print(f"booting and choosing level {setup.level} (seed {setup.seed})...", file=sys.stderr)
         result = run_game(
             emu,
             setup,
             rom,
+            bot,
             max_frames=args.max_frames,
             progress=_terminal_progress if show_progress else None,
+            realtime=args.realtime,
         )
     if show_progress:
         print(file=sys.stderr)
+    summary = asdict(result) | {
+        "desyncs": bot.desyncs,
+        "plan_ms_p50": bot.plan_ms(50),
+        "plan_ms_p99": bot.plan_ms(99),
+    }
     if args.json:
-        print(json.dumps(asdict(result)))
+        print(json.dumps(summary))
     else:
         print(
             f"score {result.score}, lines {result.lines}, level {result.level}, "
-            f"{result.pieces} pieces in {result.frames} frames"
+            f"{result.pieces} pieces in {result.frames} frames, {bot.desyncs} desyncs"
             + (", topped out" if result.topped_out else "")
         )
     return 0

@@ -175,9 +175,18 @@ class Divergence:
         )
 
 
-def verify(rom: Rom, log: InputLog) -> tuple[int, Divergence | None]:
+@dataclass(frozen=True)
+class Verification:
+    frames: int  # frames compared
+    divergence: Divergence | None
+    window_ended: bool  # stopped at the end of ALIGNED_FRAMES while the game went on
+
+
+def verify(rom: Rom, log: InputLog) -> Verification:
     """Run emulator and simulator in lockstep from the first active frame and compare the
-    whole modelled state after every frame. Returns (frames compared, first divergence)."""
+    whole modelled state after every frame, up to top-out, the end of the log, or the end of
+    the frames where a nes-py step is one whole game frame (ALIGNED_FRAMES), whichever comes
+    first."""
     tracer = _PieceTracer(None)
     with Emulator(rom.path) as emu:
         if _emulator_until_first_piece(emu, log, tracer) is None:
@@ -190,10 +199,12 @@ def verify(rom: Rom, log: InputLog) -> tuple[int, Divergence | None]:
             compared += 1
             divergence = _first_difference(emu, game, frame)
             if divergence is not None:
-                return compared, divergence
+                return Verification(compared, divergence, False)
             if game.topped_out:
                 break
-        return compared, None
+            if emu.frame + 1 >= ALIGNED_FRAMES.stop:
+                return Verification(compared, None, True)
+        return Verification(compared, None, False)
 
 
 def _first_difference(emu: Emulator, game: Game, frame: int) -> Divergence | None:

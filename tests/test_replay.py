@@ -105,6 +105,6 @@ def test_simulator_engine_writes_the_same_trace(rom, recording, emulated):
 
 
 def test_verify_finds_no_divergence(rom, recording):
-    frames, divergence = verify(rom, read_fm2(recording[0]))
-    assert divergence is None, str(divergence)
-    assert frames > 100
+    result = verify(rom, read_fm2(recording[0]))
+    assert result.divergence is None, str(result.divergence)
+    assert result.frames > 100 and not result.window_ended

@@ -1,0 +1,86 @@
+"""The bot on the real ROM: plans every piece, follows its plans without desyncs."""
+
+import json
+import subprocess
+import sys
+
+from nesbot import ram
+from nesbot.bot import Bot, make_planner
+from nesbot.weights import MEATFIGHTER_2018
+
+PLAY_KEYS = {
+    "score",
+    "lines",
+    "level",
+    "start_level",
+    "pieces",
+    "frames",
+    "tetrises",
+    "maxout",
+    "maxout_lines",
+    "topped_out",
+    "desyncs",
+    "plan_ms_p50",
+    "plan_ms_p99",
+    "seed",
+    "rom_md5",
+}
+
+
+def test_bot_plays_without_desyncs(emulator, new_game):
+    new_game(19, seed=11)
+    bot = Bot(make_planner(MEATFIGHTER_2018))
+    pads = []
+    for _ in range(2500):
+        pad = bot(emulator.ram)
+        pads.append(pad)
+        emulator.step(pad)
+        if emulator.ram[ram.PLAY_STATE] == ram.PLAY_TOPPED_OUT:
+            break
+    state = ram.decode(emulator.ram)
+    assert bot.desyncs == 0
+    assert len(bot.plan_seconds) >= 40  # one plan per piece
+    assert not state.topped_out and state.lines >= 10
+    assert not any(pad & 0x0C for pad in pads)  # never Start or Select
+
+
+def test_play_json_and_its_log_replay(tmp_path, rom_path):
+    log = tmp_path / "game.fm2"
+    played = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "nesbot",
+            "play",
+            "--rom",
+            str(rom_path),
+            "--seed",
+            "2",
+            "--max-frames",
+            "900",
+            "--json",
+            "--log",
+            str(log),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=True,
+    )
+    summary = json.loads(played.stdout)
+    assert set(summary) == PLAY_KEYS
+    assert summary["start_level"] == 19 and summary["seed"] == 2 and summary["desyncs"] == 0
+    assert summary["frames"] == 900 and summary["pieces"] > 10
+    replayed = subprocess.run(
+        [sys.executable, "-m", "nesbot", "replay", str(log), "--rom", str(rom_path), "--json"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=True,
+    )
+    again = json.loads(replayed.stdout)
+    assert (again["score"], again["lines"], again["level"]) == (
+        summary["score"],
+        summary["lines"],
+        summary["level"],
+    )
