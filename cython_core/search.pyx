@@ -25,6 +25,7 @@ cdef enum:
     PLACEMENT_HASH = 4096
 
 cdef uint64_t EMPTY_KEY = <uint64_t>-1   # placement_keys slots are memset to 0xFF
+cdef uint8_t PRESSABLE = BTN_LEFT | BTN_RIGHT | BTN_A | BTN_B
 
 cdef uint8_t[4] BUTTONS = [BTN_LEFT, BTN_RIGHT, BTN_A, BTN_B]   # the order of Node.wait
 
@@ -185,8 +186,8 @@ cdef class Searcher:
                         child.pad = pad
                         for k in range(4):
                             press = newly & BUTTONS[k]
-                            if press:
-                                child.wait[k] = k_wait
+                            if press or (self.model.one_button and newly & PRESSABLE):
+                                child.wait[k] = k_wait   # one_button: any press blocks all
                             elif node.wait[k]:
                                 child.wait[k] = node.wait[k] - 1
                             else:
@@ -258,6 +259,25 @@ cdef inline int lock_and_clear(Board* b, const Placement* p) noexcept nogil:
     return cleared
 
 
+cdef double kth_smallest(const double* values, int n, int k) noexcept nogil:
+    # The k-th smallest of n values (k >= 1): repeated minimum, n and k are small.
+    cdef double chosen = -1e308, best
+    cdef int i, round_, ties
+    for round_ in range(k):
+        best = 1e308
+        for i in range(n):
+            if values[i] > chosen and values[i] < best:
+                best = values[i]
+        ties = 0
+        for i in range(n):
+            if values[i] == best:
+                ties += 1
+        chosen = best
+        if ties > 1:
+            round_ += ties - 1
+    return chosen
+
+
 cdef class Planner:
     """The two-piece search chain: every placement of the current piece x every placement
     of the next, scored on the final board (lower is better); ties go to the first found."""
@@ -265,18 +285,25 @@ cdef class Planner:
     cdef Searcher first
     cdef Searcher second
     cdef Weights weights
+    cdef int candidates
     cdef public int nodes_searched
 
     def __init__(self, weights, double ceiling, int tap_interval=2, bint shift_and_rotate=True,
-                 bint hold_shift=False, bint soft_drop=False, bint one_button=False):
+                 bint hold_shift=False, bint soft_drop=False, bint one_button=False,
+                 bint simple_second=True, int candidates=0):
+        """`simple_second`: search the next piece with one new press per frame at most (a
+        subset of what the full model reaches, found with far fewer nodes). `candidates`:
+        chain only the best this many current-piece placements by a one-piece evaluation
+        (0 = all of them); a Tetris is always kept."""
         if len(weights) != 17:
             raise ValueError(f"weights need 17 values, got {len(weights)}")
         for k in range(17):
             self.weights.w[k] = weights[k]
         self.weights.ceiling_weight = ceiling
+        self.candidates = candidates
         self.first = Searcher(tap_interval, shift_and_rotate, hold_shift, soft_drop, one_button)
-        self.second = Searcher(tap_interval, shift_and_rotate, hold_shift, soft_drop,
-                               one_button)
+        self.second = Searcher(tap_interval, shift_and_rotate and not simple_second,
+                               hold_shift, soft_drop, one_button or simple_second)
 
     def plan(self, Game game):
         """Choose the current piece's placement. Returns (pads, x, y, orientation, value) or
@@ -292,10 +319,24 @@ cdef class Planner:
         cdef double value, best_value = 1e300
         cdef uint8_t buffer[4096]
         cdef int n
+        cdef double shortlist_value[PLACEMENT_CAPACITY]
+        cdef double cutoff = 1e300
         with nogil:
             self.first.search(&game.g.board, &game.g.piece, game.g.held, game.g.level)
             self.nodes_searched = self.first.count
+            if 0 < self.candidates < self.first.placement_count:
+                for a in range(self.first.placement_count):
+                    board1 = game.g.board
+                    cleared1 = lock_and_clear(&board1, &self.first.placements[a])
+                    shortlist_value[a] = (-1e300 if cleared1 == 4 else evaluate(
+                        &board1, cleared1, lock_height(&self.first.placements[a]),
+                        &self.weights))
+                cutoff = kth_smallest(shortlist_value, self.first.placement_count,
+                                      self.candidates)
             for a in range(self.first.placement_count):
+                if 0 < self.candidates < self.first.placement_count and (
+                        shortlist_value[a] > cutoff):
+                    continue
                 p1 = &self.first.placements[a]
                 board1 = game.g.board
                 cleared1 = lock_and_clear(&board1, p1)

@@ -3,6 +3,7 @@
 import argparse
 import sys
 from collections.abc import Callable
+from contextlib import ExitStack
 
 from nesbot import __version__
 from nesbot.errors import NesbotError
@@ -42,15 +43,19 @@ def run_replay(args: argparse.Namespace) -> int:
     log = read_fm2(args.log)
     rom = _load_rom(args)
     log.check_rom(rom.md5, fceux_rom_md5(rom.data))
-    trace = _open_output(args.trace, "trace") if args.trace else None
-    try:
+    if args.video and args.engine == "sim":
+        raise NesbotError("--video needs --engine emulator: the simulator draws no pictures")
+    with ExitStack() as stack:
+        trace = stack.enter_context(_open_output(args.trace, "trace")) if args.trace else None
+        observers = ()
+        if args.video:
+            from nesbot.video import VideoWriter
+
+            observers = (stack.enter_context(VideoWriter(args.video, args.scale)),)
         if args.engine == "sim":
             summary = replay_on_simulator(rom, log, trace)
         else:
-            summary = replay_on_emulator(rom, log, trace)
-    finally:
-        if trace is not None:
-            trace.close()
+            summary = replay_on_emulator(rom, log, trace, observers)
     if args.json:
         print(summary.to_json())
     else:
@@ -80,6 +85,14 @@ def run_verify(args: argparse.Namespace) -> int:
             f"(compared up to frame {ALIGNED_FRAMES.stop} of the log: from there nes-py's "
             "step boundary reaches the next frame's NMI, whose screen updates show early)"
         )
+    return 0
+
+
+def run_explain(args: argparse.Namespace) -> int:
+    from nesbot.explain import explain
+    from nesbot.weights import MEATFIGHTER_2018
+
+    print(explain(args.board, args.piece, args.next, args.level, MEATFIGHTER_2018))
     return 0
 
 
@@ -153,6 +166,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     replay.add_argument("--trace", metavar="FILE", help="write one JSON line per new piece")
     replay.add_argument("--json", action="store_true", help="print one JSON summary object")
+    replay.add_argument("--video", metavar="FILE.mp4", help="render every frame of the log")
+    replay.add_argument("--scale", type=int, default=2, help="video upscale factor (2)")
 
     check = command(
         "verify",
@@ -161,6 +176,16 @@ def build_parser() -> argparse.ArgumentParser:
     )
     check.add_argument("log", metavar="LOG", help="FCEUX .fm2 input log")
     _add_rom_options(check)
+
+    why = command(
+        "explain",
+        run_explain,
+        "print the evaluation of a board and the placement the bot picks on it",
+    )
+    why.add_argument("board", metavar="BOARD", help="text file: 20 rows of 10 '#'/'.' cells")
+    why.add_argument("--piece", default="T", help="current piece, one of TJZOSLI (T)")
+    why.add_argument("--next", default="I", help="next piece (I)")
+    why.add_argument("--level", type=_positive, default=19, help="level (19)")
     return parser
 
 

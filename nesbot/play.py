@@ -54,28 +54,39 @@ def run_game(
     max_frames: int | None = None,
     progress: Callable[[ram.GameState, int], None] | None = None,
     realtime: bool = False,
+    game_observers: tuple[Callable[[int, Emulator], None], ...] = (),
 ) -> GameResult:
     """Start a game through the menus and step it with `policy` until top-out or
-    `max_frames` game frames."""
-    state = start_game(emu, setup)
+    `max_frames` game frames. `game_observers` join the emulator's observers once the game
+    has started (a video shows the game, not the ~24,000 menu frames)."""
+    start_game(emu, setup)
+    emu.observers.extend(game_observers)
+    memory = emu.ram
     pieces, frames, was_active = 1, 0, True
     maxout_lines = None
     started = time.perf_counter()
-    while not state.topped_out and (max_frames is None or frames < max_frames):
-        emu.step(policy(emu.ram))
+    # Per frame only the few bytes that matter are read; decoding all of RAM would cost
+    # about a tenth of an emulated frame.
+    while memory[ram.PLAY_STATE] != ram.PLAY_TOPPED_OUT and (
+        max_frames is None or frames < max_frames
+    ):
+        emu.step(policy(memory))
         frames += 1
         if realtime:
             delay = started + frames / NES_FPS - time.perf_counter()
             if delay > 0:
                 time.sleep(delay)
-        state = ram.decode(emu.ram)
-        if state.active and not was_active:
+        active = memory[ram.PLAY_STATE] == ram.PLAY_ACTIVE
+        if active and not was_active:
             pieces += 1
-        was_active = state.active
-        if maxout_lines is None and state.score >= MAX_SCORE and state.level < 29:
-            maxout_lines = state.lines  # maxout counts only before level 29
+            if maxout_lines is None and memory[ram.SCORE + 2] == 0x99:
+                state = ram.decode(memory)
+                if state.score >= MAX_SCORE and state.level < 29:  # maxout: before level 29
+                    maxout_lines = state.lines
+        was_active = active
         if progress is not None and frames % PROGRESS_EVERY == 0:
-            progress(state, pieces)
+            progress(ram.decode(memory), pieces)
+    state = ram.decode(memory)
     return GameResult(
         state.score,
         state.lines,
@@ -118,10 +129,11 @@ def play(args: argparse.Namespace) -> int:
             ]
             log = stack.enter_context(Fm2Writer(args.log, fceux_rom_md5(rom.data), comments))
             emu.observers.append(lambda pad, _emu: log.write_frame(pad))
+        game_observers = []
         if args.video:
             from nesbot.video import VideoWriter
 
-            emu.observers.append(stack.enter_context(VideoWriter(args.video, args.scale)))
+            game_observers.append(stack.enter_context(VideoWriter(args.video, args.scale)))
         print(f"booting and choosing level {setup.level} (seed {setup.seed})...", file=sys.stderr)
         result = run_game(
             emu,

@@ -1,21 +1,25 @@
 """Record the emulator's screen to a video file, one video frame per emulated frame.
 
 Use ``VideoWriter`` as a context manager and append it to ``Emulator.observers``; it copies
-``emu.screen`` after every step. The file is complete only after ``close()``, which the ``with``
-block calls on any exit, KeyboardInterrupt included: an .mp4 whose writer was never closed has
-no index and cannot be played. Killing the process (SIGKILL) loses the file all the same.
+``emu.screen`` after every step from then on, so attach it after the menus to leave out the
+~24,000 boot and menu frames (almost 7 minutes). The file is complete only after ``close()``,
+which the ``with`` block calls on any exit, KeyboardInterrupt included: an .mp4 whose writer was
+never closed has no index and cannot be played. Killing the process (SIGKILL) loses it anyway.
 
 * The container follows the extension: ``.mp4`` (MPEG-4 Part 2, fourcc ``mp4v``) or ``.avi``
   (Motion JPEG, ``MJPG``). The picture is the NES's 256x240 screen times an integer ``scale``
   (1-8, nearest neighbour, so pixels stay sharp); the default rate is the NTSC NES's 60.0988.
-* Encoding runs on a background thread because it costs about 2 ms per frame at scale 2, more
-  than the emulator's own step. ``write()`` only converts and copies the frame (a few hundred
-  microseconds at most) and blocks only while ``QUEUE_FRAMES`` frames are already waiting, so
-  memory stays bounded when the encoder is slower than the game. ``close()`` waits for the
-  queue to drain (at most ``QUEUE_FRAMES`` encodes, well under a second) before it returns,
-  even through further Ctrl-C presses, and then every frame passed to ``write()`` is in the
-  file. If the thread that created the writer ends without closing it, the encoder thread
-  finishes the file by itself.
+  Desktop players and ffmpeg play both; most browsers play neither (opencv-python has no H.264).
+* Encoding runs on a background thread because it costs about 2 ms per frame at scale 2 (4 at
+  scale 3, 25 at scale 8), as much as the emulator's own step; OpenCV releases the GIL while it
+  encodes, so given a spare CPU core the encoding overlaps the emulation. ``write()`` itself only
+  converts and copies the frame (tens of microseconds) and blocks only while
+  ``queue_frames(scale)`` frames already wait: memory stays bounded (each waiting frame is the
+  unscaled 184 KB) and, when the encoder is slower than the game, the game slows to its pace.
+* ``close()`` waits for the queue to drain (a fraction of a second at any scale), even through
+  further Ctrl-C presses, and then every frame passed to ``write()`` is in the file and counted
+  by ``frames_written``. If the thread that created the writer ends without closing it, the
+  encoder thread finishes the file by itself.
 * Problems with the path, extension, scale or codec raise ``NesbotError`` from the constructor,
   before any frame is written. A frame of the wrong shape or type is a programming error
   (``ValueError``).
@@ -44,8 +48,8 @@ SCREEN_WIDTH = 256
 NTSC_FPS = 60.0988  # 39,375,000 / 655,171 frames per second (NTSC NES)
 MAX_SCALE = 8
 CODECS: dict[str, str] = {".mp4": "mp4v", ".avi": "MJPG"}
-# Frames that may wait for the encoder: 184 KB each, so ~12 MB, and a drain on close() of a
-# few hundred milliseconds at the largest scales.
+# Frames that may wait for the encoder at scale 1 (184 KB each: ~12 MB); fewer at larger
+# scales, where each costs more to encode, so that close() drains in well under a second.
 QUEUE_FRAMES = 64
 # How often an idle encoder thread checks whether its creator has gone away.
 _OWNER_POLL_SECONDS = 0.1
@@ -82,6 +86,11 @@ def _check_frame(rgb_frame: np.ndarray) -> None:
         )
 
 
+def queue_frames(scale: int) -> int:
+    """How many frames write() lets wait for the encoder before it blocks."""
+    return max(8, QUEUE_FRAMES // scale)
+
+
 def _upscale(bgr_frame: np.ndarray, scale: int) -> np.ndarray:
     if scale == 1:
         return bgr_frame
@@ -116,7 +125,7 @@ class VideoWriter:
         self._closed = False
         self._error: BaseException | None = None
         self._error_reported = False
-        self._queue: queue.Queue[np.ndarray | None] = queue.Queue(maxsize=QUEUE_FRAMES)
+        self._queue: queue.Queue[np.ndarray | None] = queue.Queue(maxsize=queue_frames(self.scale))
         self._owner = threading.current_thread()
         # Not a daemon: a daemon thread is killed at interpreter exit mid-file, leaving an
         # unplayable .mp4; this one finishes the file when its owner is gone instead.
@@ -145,13 +154,15 @@ class VideoWriter:
         write() already has; write() raises it every time, since nothing more is encoded."""
         if not self._closed:
             self._closed = True
-            if self._thread.is_alive():
-                self._queue.put(_STOP)
+            stop_sent = False
             interrupted: KeyboardInterrupt | None = None
             # A second Ctrl-C must not abandon the drain: the file is only playable after
-            # the encoder thread's release(), which comes within QUEUE_FRAMES encodes.
+            # the encoder thread's release(), which comes within queue_frames() encodes.
             while self._thread.is_alive():
                 try:
+                    if not stop_sent:
+                        self._queue.put(_STOP)  # may wait for room in a full queue
+                        stop_sent = True
                     self._thread.join()
                 except KeyboardInterrupt as error:
                     interrupted = error

@@ -97,3 +97,51 @@ def test_ctrl_c_leaves_a_readable_log(tmp_path, rom_path):
     assert process.returncode == 130 and "Traceback" not in stderr
     frames = read_fm2(log).frames
     assert len(frames) > 100
+
+
+def test_explain_prints_the_evaluation_and_the_choice():
+    from pathlib import Path
+
+    board = Path(__file__).parent / "data" / "example_board.txt"
+    result = nesbot("explain", str(board), "--piece", "I", "--next", "T")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.count("total_row_transitions") == 2
+    assert "lock at x=" in result.stdout and "board after it:" in result.stdout
+
+
+def test_explain_bad_board(tmp_path):
+    board = tmp_path / "short.txt"
+    board.write_text("..........\n" * 5)
+    _assert_one_line_error(nesbot("explain", str(board)), "5 rows")
+    _assert_one_line_error(nesbot("explain", str(tmp_path / "none.txt")), "cannot read")
+
+
+def test_replay_renders_a_video(tmp_path, rom_path):
+    from nesbot.video import read_video_frames
+
+    log = tmp_path / "menus.fm2"
+    log.write_text("version 3\n" + "|0|........|||\n" * 240)
+    video = tmp_path / "menus.mp4"
+    result = nesbot(
+        "replay", str(log), "--rom", str(rom_path), "--video", str(video), "--scale", "1", "--json"
+    )
+    assert result.returncode == 0, result.stderr
+    assert read_video_frames(video) == 240
+
+
+def test_video_needs_the_emulator(tmp_path, rom_path):
+    log = tmp_path / "a.fm2"
+    log.write_text("version 3\n|0|........|||\n")
+    _assert_one_line_error(
+        nesbot(
+            "replay",
+            str(log),
+            "--rom",
+            str(rom_path),
+            "--engine",
+            "sim",
+            "--video",
+            str(tmp_path / "v.mp4"),
+        ),
+        "--engine emulator",
+    )

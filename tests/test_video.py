@@ -61,6 +61,21 @@ def test_frame_rate_is_the_nes_rate(tmp_path: Path) -> None:
         capture.release()
 
 
+def last_frame_rgb(path: Path) -> np.ndarray:
+    capture = cv2.VideoCapture(str(path))
+    try:
+        last = None
+        while True:
+            ok, bgr = capture.read()
+            if not ok:
+                break
+            last = bgr
+    finally:
+        capture.release()
+    assert last is not None
+    return cv2.cvtColor(last, cv2.COLOR_BGR2RGB)
+
+
 def test_real_emulator_records_every_step(rom, tmp_path: Path) -> None:
     from nesbot.emulator import Emulator
 
@@ -69,17 +84,41 @@ def test_real_emulator_records_every_step(rom, tmp_path: Path) -> None:
         emu.power_on()
         with VideoWriter(path, scale=2) as writer:
             emu.observers.append(writer)
-            first_screen = None
+            screens = []
             for i in range(300):
                 emu.step(START if i % 60 == 0 else 0)
-                if first_screen is None:
-                    first_screen = emu.screen.copy()
+                if i in (0, 299):
+                    screens.append(emu.screen.copy())
     assert writer.frames_written == 300
     assert read_video_frames(path) == 300
-    first = read_first_frame(path)
-    assert first.shape == (480, 512, 3)
-    expected = np.repeat(np.repeat(first_screen, 2, axis=0), 2, axis=1)
-    assert np.abs(first.astype(int) - expected).mean() < 6
+    # The first screen is flat grey and the last the legal notice, so a writer that queued the
+    # live screen view instead of a copy would fail the first comparison.
+    for screen, decoded in zip(
+        screens, (read_first_frame(path), last_frame_rgb(path)), strict=True
+    ):
+        assert decoded.shape == (480, 512, 3)
+        expected = np.repeat(np.repeat(screen, 2, axis=0), 2, axis=1)
+        assert np.abs(decoded.astype(int) - expected).mean() < 6
+
+
+def test_write_copies_the_frame(tmp_path: Path, monkeypatch) -> None:
+    """The emulator's screen is a live view: the frame must be taken at write() time, not
+    when the encoder thread gets to it."""
+    encoder_may_start = threading.Event()
+    real_upscale = video._upscale
+
+    def held_upscale(frame: np.ndarray, scale: int) -> np.ndarray:
+        encoder_may_start.wait(10)
+        return real_upscale(frame, scale)
+
+    monkeypatch.setattr(video, "_upscale", held_upscale)
+    path = tmp_path / "copied.avi"
+    live = np.full((240, 256, 3), FLAT_RGB, np.uint8)
+    with VideoWriter(path, scale=1) as writer:
+        writer.write(live)
+        live[:] = 0  # the next step redraws the screen before the encoder has run
+        encoder_may_start.set()
+    assert np.abs(read_first_frame(path).astype(int) - np.array(FLAT_RGB)).mean() < 6
 
 
 @pytest.mark.parametrize(
@@ -109,6 +148,29 @@ def test_keyboard_interrupt_leaves_a_readable_file(
                 emu.step(0)
     assert writer.frames_written == expected_frames
     assert read_video_frames(path) == expected_frames
+
+
+def test_second_interrupt_during_close_still_finishes_the_file(tmp_path: Path, monkeypatch) -> None:
+    path = tmp_path / "impatient.mp4"
+    writer = VideoWriter(path, scale=1)
+    for frame in synthetic_frames(20):
+        writer.write(frame)
+    real_join = writer._thread.join
+    joins = 0
+
+    def join_hit_by_ctrl_c(timeout: float | None = None) -> None:
+        nonlocal joins
+        joins += 1
+        if joins == 1:
+            raise KeyboardInterrupt  # the user presses Ctrl-C again while close() waits
+        real_join(timeout)
+
+    monkeypatch.setattr(writer._thread, "join", join_hit_by_ctrl_c)
+    with pytest.raises(KeyboardInterrupt):
+        writer.close()
+    assert joins == 2
+    assert writer.frames_written == 20
+    assert read_video_frames(path) == 20
 
 
 def test_unclosed_writer_is_finished_when_its_thread_ends(tmp_path: Path) -> None:
@@ -204,7 +266,8 @@ def test_close_after_encoder_error_does_not_hang_on_a_full_queue(
 
     monkeypatch.setattr(video, "_upscale", broken_later)
     writer = VideoWriter(tmp_path / "broken.avi")
-    for frame in synthetic_frames(video.QUEUE_FRAMES + 1):  # one in the encoder, a full queue
+    # One frame stuck in the encoder, then a full queue.
+    for frame in synthetic_frames(video.queue_frames(writer.scale) + 1):
         writer.write(frame)
     assert writer._queue.full()
     release.set()

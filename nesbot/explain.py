@@ -1,0 +1,87 @@
+"""`nesbot explain`: the evaluator's view of a board, and what the planner does on it.
+
+The board file has 20 lines of 10 characters, top row first: '#' (or any letter) filled,
+'.' empty; blank lines and lines starting with ';' are skipped.
+"""
+
+from pathlib import Path
+
+from cython_core.buttons import describe
+from cython_core.evaluate import evaluate_trace, format_trace
+from cython_core.game import Game
+from cython_core.pieces import PIECE_NAMES, SPAWN_TABLE
+from nesbot.bot import make_planner
+from nesbot.errors import NesbotError
+from nesbot.weights import Weights
+
+
+def read_board(path: str) -> list[int]:
+    """The 20 row masks (bit c = column c) of a board file."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise NesbotError(f"cannot read board {path}: {error}") from None
+    rows = [
+        line.strip()
+        for line in text.splitlines()
+        if line.strip() and not line.lstrip().startswith(";")
+    ]
+    if len(rows) != 20:
+        raise NesbotError(f"board {path} has {len(rows)} rows, expected 20 (top row first)")
+    masks = []
+    for number, row in enumerate(rows, start=1):
+        if len(row) != 10:
+            raise NesbotError(f"board {path} row {number} has {len(row)} cells, expected 10")
+        masks.append(sum(1 << c for c, cell in enumerate(row) if cell != "."))
+    return masks
+
+
+def _spawn(name: str) -> int:
+    if name.upper() not in PIECE_NAMES:
+        raise NesbotError(f"piece {name!r} is not one of {', '.join(PIECE_NAMES)}")
+    return SPAWN_TABLE[PIECE_NAMES.index(name.upper())]
+
+
+def _board_text(masks: list[int]) -> str:
+    return "\n".join("".join("#" if m >> c & 1 else "." for c in range(10)) for m in masks)
+
+
+def explain(board_path: str, piece: str, next_piece: str, level: int, weights: Weights) -> str:
+    rows = read_board(board_path)
+    lines = ["board:", _board_text(rows), "", format_trace(evaluate_trace(rows, 0, 0, weights))]
+    state = Game.start(level, 0x8988).state()
+    state.update(
+        rows=[0, 0, *rows],
+        orientation=_spawn(piece),
+        next_piece=_spawn(next_piece),
+        soft=0,
+        x=5,
+        y=0,
+        fall_timer=0,
+        held=0,
+        newly=0,
+    )
+    game = Game.from_state(state)
+    chosen = make_planner(weights).plan(game)
+    if chosen is None:
+        return "\n".join([*lines, "", f"{piece.upper()} has no placement that keeps the game on"])
+    pads, x, y, orientation, _value = chosen
+    after = game.copy()
+    for pad in pads:
+        after.step(pad)
+    while after.play_state not in (1, 0x0A) and not after.topped_out:
+        after.step(0)  # through the lock, line clears and the next spawn
+    board_after = after.state()["rows"][2:]
+    presses = " ".join(f"{i + 1}:{describe(p)}" for i, p in enumerate(pads) if p)
+    lines += [
+        "",
+        f"{piece.upper()} (next {next_piece.upper()}) at level {level}: lock at "
+        f"x={x} y={y} orientation ${orientation:02X} after {len(pads)} frames",
+        f"buttons (frame:RLDUTSBA): {presses or 'none'}",
+        "",
+        "board after it:",
+        _board_text(board_after),
+        "",
+        format_trace(evaluate_trace(board_after, 0, 0, weights)),
+    ]
+    return "\n".join(lines)
