@@ -1,6 +1,6 @@
 """Save one frame of a game video as a PNG (the README's still).
 
-    python scripts/make_still.py VIDEO.mp4 FRAME OUT.png
+python scripts/make_still.py VIDEO.mp4 FRAME OUT.png
 """
 
 import argparse

@@ -39,6 +39,7 @@ def test_bot_plays_without_desyncs(emulator, new_game):
             break
     state = ram.decode(emulator.ram)
     assert bot.desyncs == 0
+    assert state.score % 10, "soft-drop points: line points are multiples of 10"
     assert len(bot.plan_seconds) >= 40  # one plan per piece
     assert not state.topped_out and state.lines >= 10
     assert not any(pad & 0x0C for pad in pads)  # never Start or Select
