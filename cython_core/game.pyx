@@ -41,6 +41,17 @@ cdef class Game:
         return game
 
     @staticmethod
+    def spawned(rows, int orientation, int next_piece, int level) -> Game:
+        """A position: `orientation` just spawned (x 5, y 0, no buttons held, no first-piece
+        hold) on a board of 20 row masks (rows 0-19) or 22 (rows -2..19)."""
+        state = Game.start(level, 0x8988).state()
+        rows = list(rows)
+        state.update(rows=[0, 0, *rows] if len(rows) == 20 else rows, orientation=orientation,
+                     next_piece=next_piece, x=5, y=0, fall_timer=0, soft=0, held=0, newly=0,
+                     vram_row=0x20)
+        return Game.from_state(state)
+
+    @staticmethod
     def from_state(dict state) -> Game:
         """Build a game from a dict shaped like state() (all keys required)."""
         cdef Game game = Game.__new__(Game)

@@ -49,19 +49,7 @@ def _board_text(masks: list[int]) -> str:
 def explain(board_path: str, piece: str, next_piece: str, level: int, weights: Weights) -> str:
     rows = read_board(board_path)
     lines = ["board:", _board_text(rows), "", format_trace(evaluate_trace(rows, 0, 0, weights))]
-    state = Game.start(level, 0x8988).state()
-    state.update(
-        rows=[0, 0, *rows],
-        orientation=_spawn(piece),
-        next_piece=_spawn(next_piece),
-        soft=0,
-        x=5,
-        y=0,
-        fall_timer=0,
-        held=0,
-        newly=0,
-    )
-    game = Game.from_state(state)
+    game = Game.spawned(rows, _spawn(piece), _spawn(next_piece), level)
     chosen = make_planner(weights).plan(game)
     if chosen is None:
         return "\n".join([*lines, "", f"{piece.upper()} has no placement that keeps the game on"])

@@ -18,20 +18,7 @@ BUTTONS = (LEFT, RIGHT, A, B)
 
 
 def _game(rows20, orientation, level, next_piece=0x02) -> Game:
-    state = Game.start(level, 0x8988).state()
-    state.update(
-        rows=[0, 0, *rows20],
-        orientation=orientation,
-        soft=0,
-        x=5,
-        y=0,
-        fall_timer=0,
-        held=0,
-        newly=0,
-        next_piece=next_piece,
-        vram_row=0x20,
-    )
-    return Game.from_state(state)
+    return Game.spawned(rows20, orientation, next_piece, level)
 
 
 def _random_board(rng, height: int) -> list[int]:
