@@ -143,6 +143,7 @@ def play(args: argparse.Namespace) -> int:
             max_frames=args.max_frames,
             progress=_terminal_progress if show_progress else None,
             realtime=args.realtime,
+            game_observers=tuple(game_observers),
         )
     if show_progress:
         print(file=sys.stderr)

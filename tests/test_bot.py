@@ -45,8 +45,10 @@ def test_bot_plays_without_desyncs(emulator, new_game):
     assert not any(pad & 0x0C for pad in pads)  # never Start or Select
 
 
-def test_play_json_and_its_log_replay(tmp_path, rom_path):
-    log = tmp_path / "game.fm2"
+def test_play_json_video_and_log_replay(tmp_path, rom_path):
+    from nesbot.video import read_video_frames
+
+    log, video = tmp_path / "game.fm2", tmp_path / "game.mp4"
     played = subprocess.run(
         [
             sys.executable,
@@ -62,6 +64,8 @@ def test_play_json_and_its_log_replay(tmp_path, rom_path):
             "--json",
             "--log",
             str(log),
+            "--video",
+            str(video),
         ],
         capture_output=True,
         text=True,
@@ -72,6 +76,7 @@ def test_play_json_and_its_log_replay(tmp_path, rom_path):
     assert set(summary) == PLAY_KEYS
     assert summary["start_level"] == 19 and summary["seed"] == 2 and summary["desyncs"] == 0
     assert summary["frames"] == 900 and summary["pieces"] > 10
+    assert read_video_frames(video) == 900  # every frame of the game
     replayed = subprocess.run(
         [sys.executable, "-m", "nesbot", "replay", str(log), "--rom", str(rom_path), "--json"],
         capture_output=True,
