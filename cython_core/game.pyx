@@ -11,6 +11,7 @@ from cython_core.rules cimport (
     PLAY_ACTIVE,
     PLAY_TOPPED_OUT,
     Game as GameC,
+    game_logic,
     game_start,
     game_step,
 )
@@ -131,6 +132,11 @@ cdef class Game:
     def step(self, int pad) -> None:
         """Advance one frame with the controller byte `pad` (nes-py order)."""
         game_step(&self.g, <uint8_t>pad)
+
+    def logic_only(self) -> None:
+        """Run only the game logic of a frame, with the buttons already polled: for RAM read
+        between a frame's controller poll and its logic (nesbot/emulator.py)."""
+        game_logic(&self.g)
 
     def run(self, const uint8_t[::1] pads) -> int:
         """Step through `pads`; stop early at top-out. Returns the number of frames stepped."""

@@ -56,6 +56,7 @@ cdef uint8_t pick_piece(Game* g) noexcept nogil
 cdef bint piece_frame(Piece* p, const Board* b, uint8_t level,
                       uint8_t newly, uint8_t held) noexcept nogil
 cdef void game_step(Game* g, uint8_t pad) noexcept nogil
+cdef void game_logic(Game* g) noexcept nogil
 cdef void count_lines(uint8_t* level, uint8_t* lines, int cleared) noexcept nogil
 cdef void game_start(Game* g, uint8_t level, uint16_t rng, uint8_t spawn_count,
                      uint16_t frame_counter, uint8_t das) noexcept nogil

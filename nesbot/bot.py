@@ -34,16 +34,25 @@ def make_planner(weights: Weights, tap_hz: int = 30) -> Planner:
 
 
 class Bot:
-    """Callable policy: bot(ram) -> the button byte for the next frame."""
+    """Callable policy: bot(ram) -> the button byte for the next frame.
+
+    `latency` is how many steps late the game logic runs after the pad poll in nes-py's
+    steps: 0 in the aligned window, 1 once the step boundary has drifted between the poll
+    and the logic (nesbot/emulator.py). The bot notices the change by a desync whose RAM
+    shows where the simulator was one step earlier (or later), and adapts.
+    """
 
     def __init__(self, planner: Planner, tap_interval: int = 2) -> None:
         self.planner = planner
         self.tap_interval = tap_interval
         self.desyncs = 0
+        self.latency = 0
         self.plan_seconds: list[float] = []
         self._plan = b""
         self._next = 0
         self._expected: Game | None = None
+        self._expected_position: tuple[int, int, int] | None = None
+        self._positions: tuple[tuple[int, int, int] | None, ...] = (None, None)
 
     def __call__(self, memory: np.ndarray) -> int:
         active = memory[ram.GAME_MODE] == ram.MODE_PLAY and memory[ram.PLAY_STATE] == 1
@@ -52,16 +61,34 @@ class Bot:
             return 0
         if self._expected is None:
             self._replan(memory)
-        elif self._expected.position != _position(memory):
+        elif self._expected_position != _position(memory):
             self.desyncs += 1
+            self._adapt_latency(_position(memory))
             self._replan(memory)
         pad = self._plan[self._next] if self._next < len(self._plan) else 0
         self._next += 1
+        before = self._expected.position
         self._expected.step(pad)
+        after = self._expected.position
+        # RAM after this step shows the frame this pad drives (latency 0) or the one before.
+        self._expected_position = after if self.latency == 0 else before
+        self._positions = (before, after)
         return pad
+
+    def _adapt_latency(self, seen: tuple[int, int, int]) -> None:
+        before, after = self._positions
+        if self.latency == 0 and seen == before != after:
+            self.latency = 1
+        elif self.latency == 1 and seen == after != before:
+            self.latency = 0
 
     def _replan(self, memory: np.ndarray) -> None:
         game = ram.game_from_ram(memory)
+        if self.latency:
+            game.logic_only()  # the frame whose pad was already polled
+            if not game.active:
+                self._plan, self._next, self._expected = b"", 0, game
+                return
         started = time.perf_counter()
         chosen = self.planner.plan(game)
         self.plan_seconds.append(time.perf_counter() - started)
