@@ -16,21 +16,10 @@ from cython_core.game import Game
 from cython_core.pieces import ROTATE_A, ROTATE_B
 from cython_core.search import Planner
 from nesbot import ram
-from nesbot.weights import Weights
+from nesbot.errors import NesbotError
+from nesbot.weights import MEATFIGHTER_2018, Weights
 
 TAP_RATES = {30: 2, 20: 3, 15: 4, 12: 5, 10: 6}  # Hz -> frames between presses of a button
-
-
-def make_planner(weights: Weights, tap_hz: int = 30) -> Planner:
-    if tap_hz not in TAP_RATES:
-        from nesbot.errors import NesbotError
-
-        raise NesbotError(f"--tap-hz {tap_hz} is not one of {sorted(TAP_RATES)}")
-    # The next piece is searched with one new press per frame: nearly as strong in
-    # simulated games, and about eight times fewer nodes (scripts/bench_planner.py).
-    return Planner(
-        weights.as_vector(), weights.ceiling, tap_interval=TAP_RATES[tap_hz], simple_second=True
-    )
 
 
 class Bot:
@@ -42,9 +31,15 @@ class Bot:
     shows where the simulator was one step earlier (or later), and adapts.
     """
 
-    def __init__(self, planner: Planner, tap_interval: int = 2) -> None:
-        self.planner = planner
-        self.tap_interval = tap_interval
+    def __init__(self, weights: Weights = MEATFIGHTER_2018, tap_hz: int = 30) -> None:
+        if tap_hz not in TAP_RATES:
+            raise NesbotError(f"--tap-hz {tap_hz} is not one of {sorted(TAP_RATES)}")
+        self.tap_interval = TAP_RATES[tap_hz]
+        # The next piece is searched with one new press per frame: as strong in simulated
+        # games, with several times fewer nodes (scripts/bench_planner.py).
+        self.planner = Planner(
+            weights.as_vector(), weights.ceiling, tap_interval=self.tap_interval, simple_second=True
+        )
         self.desyncs = 0
         self.latency = 0
         self.plan_seconds: list[float] = []

@@ -10,7 +10,7 @@ from cython_core.buttons import describe
 from cython_core.evaluate import evaluate_trace, format_trace
 from cython_core.game import Game
 from cython_core.pieces import PIECE_NAMES, SPAWN_TABLE
-from nesbot.bot import make_planner
+from nesbot.bot import Bot
 from nesbot.errors import NesbotError
 from nesbot.weights import Weights
 
@@ -50,7 +50,7 @@ def explain(board_path: str, piece: str, next_piece: str, level: int, weights: W
     rows = read_board(board_path)
     lines = ["board:", _board_text(rows), "", format_trace(evaluate_trace(rows, 0, 0, weights))]
     game = Game.spawned(rows, _spawn(piece), _spawn(next_piece), level)
-    chosen = make_planner(weights).plan(game)
+    chosen = Bot(weights).planner.plan(game)
     if chosen is None:
         return "\n".join([*lines, "", f"{piece.upper()} has no placement that keeps the game on"])
     pads, x, y, orientation, _value = chosen

@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from nesbot import ram
-from nesbot.bot import TAP_RATES, Bot, make_planner
+from nesbot.bot import Bot
 from nesbot.emulator import Emulator
 from nesbot.fm2 import Fm2Writer, fceux_rom_md5
 from nesbot.menus import GameSetup, start_game
@@ -117,7 +117,7 @@ def play(args: argparse.Namespace) -> int:
     rom = load_rom(args.rom, any_rom=args.any_rom)
     print(rom.describe(), file=sys.stderr)
     setup = GameSetup(level=args.level, music=args.music, seed=args.seed)
-    bot = Bot(make_planner(MEATFIGHTER_2018, args.tap_hz), TAP_RATES[args.tap_hz])
+    bot = Bot(MEATFIGHTER_2018, args.tap_hz)
     show_progress = not args.json and sys.stderr.isatty()
     with ExitStack() as stack:
         emu = stack.enter_context(Emulator(rom.path))

@@ -11,7 +11,7 @@ import time
 import numpy as np
 
 from cython_core.game import Game
-from nesbot.bot import make_planner
+from nesbot.bot import Bot
 from nesbot.weights import MEATFIGHTER_2018
 
 
@@ -22,7 +22,7 @@ def main() -> None:
     parser.add_argument("--tap-hz", type=int, default=30)
     args = parser.parse_args()
 
-    planner = make_planner(MEATFIGHTER_2018, args.tap_hz)
+    planner = Bot(MEATFIGHTER_2018, args.tap_hz).planner
     digest = hashlib.sha256()
     seconds, nodes = [], []
     for seed in range(1, args.games + 1):

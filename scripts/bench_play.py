@@ -7,7 +7,7 @@ input for --raw-frames frames, and (2) lets the bot play a whole game from level
 import argparse
 import time
 
-from nesbot.bot import Bot, make_planner
+from nesbot.bot import Bot
 from nesbot.emulator import Emulator
 from nesbot.menus import GameSetup, reach_level_menu, start_game
 from nesbot.play import run_game
@@ -35,7 +35,7 @@ def main() -> None:
         raw_fps = args.raw_frames / (time.perf_counter() - started)
 
         emu.load_state(menu)
-        bot = Bot(make_planner(MEATFIGHTER_2018))
+        bot = Bot(MEATFIGHTER_2018)
         started = time.perf_counter()
         result = run_game(emu, setup, rom, bot)
         bot_fps = result.frames / (time.perf_counter() - started)

@@ -5,7 +5,7 @@ import subprocess
 import sys
 
 from nesbot import ram
-from nesbot.bot import Bot, make_planner
+from nesbot.bot import Bot
 from nesbot.weights import MEATFIGHTER_2018
 
 PLAY_KEYS = {
@@ -29,7 +29,7 @@ PLAY_KEYS = {
 
 def test_bot_plays_without_desyncs(emulator, new_game):
     new_game(19, seed=11)
-    bot = Bot(make_planner(MEATFIGHTER_2018))
+    bot = Bot(MEATFIGHTER_2018)
     pads = []
     for _ in range(2500):
         pad = bot(emulator.ram)
