@@ -18,9 +18,8 @@ from nesbot.errors import NesbotError
 from nesbot.fm2 import InputLog
 from nesbot.rom import Rom
 
-ENGINES = ("emulator", "sim")
 RESET_COMBO = A | B | SELECT | START
-PAUSE_FREEZING_DPAD = DOWN | LEFT | RIGHT  # held alone, the ROM runs its logic every other frame
+HALF_SPEED_DPAD = DOWN | LEFT | RIGHT  # held alone, the ROM runs its logic every other frame
 
 
 @dataclass(frozen=True)
@@ -122,7 +121,7 @@ def _check_modelled(pad: int, previous: int, frame: int, source: str) -> None:
             f"{source} frame {frame} presses Start during play (pause), which the simulator "
             "does not model; use --engine emulator"
         )
-    if pad & RESET_COMBO == RESET_COMBO or pad & 0xF0 == PAUSE_FREEZING_DPAD:
+    if pad & RESET_COMBO == RESET_COMBO or pad & 0xF0 == HALF_SPEED_DPAD:
         raise NesbotError(
             f"{source} frame {frame} holds a button combination the simulator does not model "
             "(reset, or Down+Left+Right); use --engine emulator"
@@ -197,7 +196,7 @@ def verify(rom: Rom, log: InputLog) -> Verification:
         for frame, pad in _sim_frames(game, log, emu.frame):
             emu.step(pad)
             compared += 1
-            divergence = _first_difference(emu, game, frame)
+            divergence = first_difference(emu, game, frame)
             if divergence is not None:
                 return Verification(compared, divergence, False)
             if game.topped_out:
@@ -207,7 +206,7 @@ def verify(rom: Rom, log: InputLog) -> Verification:
         return Verification(compared, None, False)
 
 
-def _first_difference(emu: Emulator, game: Game, frame: int) -> Divergence | None:
+def first_difference(emu: Emulator, game: Game, frame: int) -> Divergence | None:
     expected = ram.decode(emu.ram)
     actual = ram.decode(ram.game_to_ram(game, emu.ram))
     for field, emulated, simulated in expected.differences(actual):

@@ -1,7 +1,7 @@
 """Emulator and simulator stepped together, compared after every frame."""
 
 from nesbot import ram
-from nesbot.replay import _first_difference
+from nesbot.replay import first_difference
 
 
 def lockstep(emulator, pads, game=None) -> tuple[object, int]:
@@ -14,7 +14,7 @@ def lockstep(emulator, pads, game=None) -> tuple[object, int]:
     for count, pad in enumerate(pads, start=1):
         emulator.step(pad)
         game.step(pad)
-        divergence = _first_difference(emulator, game, emulator.frame)
+        divergence = first_difference(emulator, game, emulator.frame)
         assert divergence is None, str(divergence)
         if game.topped_out:
             return game, count
