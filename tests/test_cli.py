@@ -145,3 +145,18 @@ def test_video_needs_the_emulator(tmp_path, rom_path):
         ),
         "--engine emulator",
     )
+
+
+def test_sim_engine_refuses_a_game_outside_the_aligned_window(tmp_path, rom_path):
+    """A log that starts its game right after power-on, as another tool's log would."""
+    lines = ["version 3", "comment hand-written"] + ["|0|........|||"] * 600
+    lines += ["|0|....T...|||", "|0|........|||"] * 20 + ["|0|........|||"] * 300
+    log = tmp_path / "early.fm2"
+    log.write_text("\r\n".join(lines) + "\r\n")
+    _assert_one_line_error(
+        nesbot("replay", str(log), "--rom", str(rom_path), "--engine", "sim"),
+        "outside frames",
+        "--engine emulator",
+    )
+    emulated = nesbot("replay", str(log), "--rom", str(rom_path), "--json")
+    assert emulated.returncode == 0 and '"pieces": ' in emulated.stdout
