@@ -56,11 +56,24 @@ def run_game(
     realtime: bool = False,
     game_observers: tuple[Callable[[int, Emulator], None], ...] = (),
 ) -> GameResult:
-    """Start a game through the menus and step it with `policy` until top-out or
-    `max_frames` game frames. `game_observers` join the emulator's observers once the game
-    has started (a video shows the game, not the ~24,000 menu frames)."""
+    """Start a game through the menus, then play_game. `game_observers` join the emulator's
+    observers once the game has started (a video shows the game, not the menu frames)."""
     start_game(emu, setup)
     emu.observers.extend(game_observers)
+    return play_game(emu, setup, rom, policy, max_frames, progress, realtime)
+
+
+def play_game(
+    emu: Emulator,
+    setup: GameSetup,
+    rom: Rom,
+    policy: Policy,
+    max_frames: int | None = None,
+    progress: Callable[[ram.GameState, int], None] | None = None,
+    realtime: bool = False,
+) -> GameResult:
+    """Step a game that is on its first active frame with `policy` until top-out or
+    `max_frames` frames."""
     memory = emu.ram
     pieces, frames, was_active = 1, 0, True
     maxout_lines = None
