@@ -46,23 +46,6 @@ class GameResult:
     rom_md5: str
 
 
-def run_game(
-    emu: Emulator,
-    setup: GameSetup,
-    rom: Rom,
-    policy: Policy,
-    max_frames: int | None = None,
-    progress: Callable[[ram.GameState, int], None] | None = None,
-    realtime: bool = False,
-    game_observers: tuple[Callable[[int, Emulator], None], ...] = (),
-) -> GameResult:
-    """Start a game through the menus, then play_game. `game_observers` join the emulator's
-    observers once the game has started (a video shows the game, not the menu frames)."""
-    start_game(emu, setup)
-    emu.observers.extend(game_observers)
-    return play_game(emu, setup, rom, policy, max_frames, progress, realtime)
-
-
 def play_game(
     emu: Emulator,
     setup: GameSetup,
@@ -148,7 +131,9 @@ def play(args: argparse.Namespace) -> int:
 
             game_observers.append(stack.enter_context(VideoWriter(args.video, args.scale)))
         print(f"booting and choosing level {setup.level} (seed {setup.seed})...", file=sys.stderr)
-        result = run_game(
+        start_game(emu, setup)
+        emu.observers.extend(game_observers)  # a video shows the game, not the menu frames
+        result = play_game(
             emu,
             setup,
             rom,
@@ -156,7 +141,6 @@ def play(args: argparse.Namespace) -> int:
             max_frames=args.max_frames,
             progress=_terminal_progress if show_progress else None,
             realtime=args.realtime,
-            game_observers=tuple(game_observers),
         )
     if show_progress:
         print(file=sys.stderr)

@@ -10,8 +10,8 @@ import pytest
 from cython_core.buttons import DOWN, LEFT, RIGHT, A, B
 from nesbot import ram
 from nesbot.fm2 import Fm2Writer, fceux_rom_md5, read_fm2
-from nesbot.menus import GameSetup
-from nesbot.play import run_game
+from nesbot.menus import GameSetup, start_game
+from nesbot.play import play_game
 from nesbot.replay import replay_on_emulator, replay_on_simulator, trace_record, verify
 
 GAME_FRAMES = 1500
@@ -35,11 +35,13 @@ def recording(rom, emulator, tmp_path_factory):
             lambda pad, _emu: log.write_frame(pad),
             lambda pad, emu: digests.append(_ram_digest(emu)),
         ]
-        result = run_game(
+        setup = GameSetup(level=19, seed=5)
+        start_game(emulator, setup)
+        result = play_game(
             emulator,
-            GameSetup(level=19, seed=5),
+            setup,
             rom,
-            policy=lambda state: int(rng.choice(choices)),
+            policy=lambda memory: int(rng.choice(choices)),
             max_frames=GAME_FRAMES,
         )
     emulator.observers.clear()

@@ -1,9 +1,9 @@
 """Golden tests of the frame rules (cython_core.rules through cython_core.game.Game).
 
-Every expected number comes from the mechanics doc (/work/shared/nes_tetris_mechanics.md,
-cited as §n). Where the doc gives an algorithm (rng_step, pick, score_update, the lines
-loop, the active-piece frame of §5.1) it is written out below in plain Python and the core
-is compared with it over many inputs. No ROM and no emulator are needed.
+Every expected number comes from the mechanics doc (shared/nes_tetris_mechanics.md beside
+the repository, cited as §n). Where the doc gives an algorithm (rng_step, pick,
+score_update, the lines loop, the active-piece frame of §5.1) it is written out below in
+plain Python and the core is compared with it over many inputs. No ROM and no emulator are needed.
 
 Step convention of the project: one Game.step(pad) is one whole NES frame, i.e. the NMI
 (row copy or line-clear animation, frame counter + 1, RNG step, controller poll of `pad`)
