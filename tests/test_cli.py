@@ -90,6 +90,9 @@ def test_ctrl_c_leaves_a_readable_log(tmp_path, rom_path):
         [sys.executable, "-m", "nesbot", "play", "--rom", str(rom_path), "--log", str(log)],
         stderr=subprocess.PIPE,
         text=True,
+        # As from a terminal: a job started in the background of a non-interactive shell
+        # (as CI may run us) inherits SIGINT ignored, and Python then keeps ignoring it.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     time.sleep(6)  # booting: the log is being written
     process.send_signal(signal.SIGINT)
