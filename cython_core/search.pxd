@@ -48,4 +48,4 @@ cdef class Searcher:
                       uint8_t pad) noexcept nogil
     cdef void search(self, const Board* board, const Piece* start, uint8_t held,
                      uint8_t level) noexcept nogil
-    cdef int path(self, int32_t index, uint8_t* out, int limit) noexcept nogil
+    cdef bytes placement_pads(self, const Placement* p)

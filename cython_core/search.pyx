@@ -195,33 +195,29 @@ cdef class Searcher:
                         child.parent = i
                         child.frames = node.frames + 1
                         self._visit(&child)
-                        node = &self.nodes[i]   # (nodes never move; kept for clarity)
             i += 1
 
-    cdef int path(self, int32_t index, uint8_t* out, int limit) noexcept nogil:
-        """Write the pads from the root to node `index` (root excluded) into out[0..n)."""
-        cdef int n = self.nodes[index].frames
-        cdef int k = n
-        if n > limit:
-            return -1
-        while index > 0:
+    cdef bytes placement_pads(self, const Placement* p):
+        """The button byte of every frame of a placement's path, the locking frame last."""
+        cdef bytearray pads = bytearray(p.frames)
+        cdef uint8_t* out = <uint8_t*><char*>pads
+        cdef int32_t index = p.node
+        cdef int k = p.frames - 1
+        out[k] = p.final_pad
+        while index > 0:   # the root (index 0) is the state before the first frame
             k -= 1
             out[k] = self.nodes[index].pad
             index = self.nodes[index].parent
-        return n
+        return bytes(pads)
 
     def placements_of(self, Game game):
         """Every placement of the game's active piece: [(x, y, orientation, pads)]."""
         cdef Placement* p
-        cdef uint8_t buffer[4096]
-        cdef int n
         self.search(&game.g.board, &game.g.piece, game.g.held, game.g.level)
         found = []
         for k in range(self.placement_count):
             p = &self.placements[k]
-            n = self.path(p.node, buffer, 4095)
-            buffer[n] = p.final_pad
-            found.append((p.x, p.y, p.orientation, bytes(buffer[: n + 1])))
+            found.append((p.x, p.y, p.orientation, self.placement_pads(p)))
         return found
 
     @property
@@ -259,25 +255,6 @@ cdef inline int lock_and_clear(Board* b, const Placement* p) noexcept nogil:
     return cleared
 
 
-cdef double kth_smallest(const double* values, int n, int k) noexcept nogil:
-    # The k-th smallest of n values (k >= 1): repeated minimum, n and k are small.
-    cdef double chosen = -1e308, best
-    cdef int i, round_, ties
-    for round_ in range(k):
-        best = 1e308
-        for i in range(n):
-            if values[i] > chosen and values[i] < best:
-                best = values[i]
-        ties = 0
-        for i in range(n):
-            if values[i] == best:
-                ties += 1
-        chosen = best
-        if ties > 1:
-            round_ += ties - 1
-    return chosen
-
-
 cdef class Planner:
     """The two-piece search chain: every placement of the current piece x every placement
     of the next, scored on the final board (lower is better); ties go to the first found."""
@@ -285,22 +262,18 @@ cdef class Planner:
     cdef Searcher first
     cdef Searcher second
     cdef Weights weights
-    cdef int candidates
     cdef public int nodes_searched
 
     def __init__(self, weights, double ceiling, int tap_interval=2, bint shift_and_rotate=True,
                  bint hold_shift=False, bint soft_drop=False, bint one_button=False,
-                 bint simple_second=True, int candidates=0):
+                 bint simple_second=True):
         """`simple_second`: search the next piece with one new press per frame at most (a
-        subset of what the full model reaches, found with far fewer nodes). `candidates`:
-        chain only the best this many current-piece placements by a one-piece evaluation
-        (0 = all of them); a Tetris is always kept."""
+        subset of what the full model reaches, found with far fewer nodes)."""
         if len(weights) != 17:
             raise ValueError(f"weights need 17 values, got {len(weights)}")
         for k in range(17):
             self.weights.w[k] = weights[k]
         self.weights.ceiling_weight = ceiling
-        self.candidates = candidates
         self.first = Searcher(tap_interval, shift_and_rotate, hold_shift, soft_drop, one_button)
         self.second = Searcher(tap_interval, shift_and_rotate and not simple_second,
                                hold_shift, soft_drop, one_button or simple_second)
@@ -317,26 +290,19 @@ cdef class Planner:
         cdef uint8_t lines1[2]
         cdef int a, b, cleared1, cleared2, best = -1, height1
         cdef double value, best_value = 1e300
-        cdef uint8_t buffer[4096]
-        cdef int n
-        cdef double shortlist_value[PLACEMENT_CAPACITY]
-        cdef double cutoff = 1e300
+        # The next piece spawns the same way after every first placement; the bot holds no
+        # buttons through the entry delay, and DAS carries over unchanged.
+        spawn.x = 5
+        spawn.y = 0
+        spawn.orientation = game.g.next_piece
+        spawn.fall_timer = 0
+        spawn.das = game.g.piece.das
+        spawn.soft = 0
+        spawn.hold_down_points = 0
         with nogil:
             self.first.search(&game.g.board, &game.g.piece, game.g.held, game.g.level)
             self.nodes_searched = self.first.count
-            if 0 < self.candidates < self.first.placement_count:
-                for a in range(self.first.placement_count):
-                    board1 = game.g.board
-                    cleared1 = lock_and_clear(&board1, &self.first.placements[a])
-                    shortlist_value[a] = (-1e300 if cleared1 == 4 else evaluate(
-                        &board1, cleared1, lock_height(&self.first.placements[a]),
-                        &self.weights))
-                cutoff = kth_smallest(shortlist_value, self.first.placement_count,
-                                      self.candidates)
             for a in range(self.first.placement_count):
-                if 0 < self.candidates < self.first.placement_count and (
-                        shortlist_value[a] > cutoff):
-                    continue
                 p1 = &self.first.placements[a]
                 board1 = game.g.board
                 cleared1 = lock_and_clear(&board1, p1)
@@ -347,13 +313,6 @@ cdef class Planner:
                 lines1[0] = game.g.lines[0]
                 lines1[1] = game.g.lines[1]
                 count_lines(&level1, lines1, cleared1)
-                spawn.x = 5
-                spawn.y = 0
-                spawn.orientation = game.g.next_piece
-                spawn.fall_timer = 0
-                spawn.das = game.g.piece.das
-                spawn.soft = 0
-                spawn.hold_down_points = 0
                 self.second.search(&board1, &spawn, 0, level1)
                 self.nodes_searched += self.second.count
                 for b in range(self.second.placement_count):
@@ -382,6 +341,4 @@ cdef class Planner:
         if best < 0:
             return None
         p1 = &self.first.placements[best]
-        n = self.first.path(p1.node, buffer, 4095)
-        buffer[n] = p1.final_pad
-        return bytes(buffer[: n + 1]), p1.x, p1.y, p1.orientation, best_value
+        return self.first.placement_pads(p1), p1.x, p1.y, p1.orientation, best_value
