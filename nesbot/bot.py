@@ -50,8 +50,7 @@ class Bot:
         self._positions: tuple[tuple[int, int, int] | None, ...] = (None, None)
 
     def __call__(self, memory: np.ndarray) -> int:
-        active = memory[ram.GAME_MODE] == ram.MODE_PLAY and memory[ram.PLAY_STATE] == 1
-        if not active:
+        if not ram.piece_active(memory):
             self._expected = None
             return 0
         if self._expected is None:

@@ -90,7 +90,7 @@ def start_game(emu: Emulator, setup: GameSetup) -> ram.GameState:
     else:
         _tap_until(emu, START, lambda: _mode(emu) == ram.MODE_PLAY, "the game")
 
-    _wait(emu, lambda: ram.decode(r).active, "the first active piece")
+    _wait(emu, lambda: ram.piece_active(r), "the first active piece")
     state = ram.decode(r)
     if state.level != setup.level:
         raise NesbotError(f"the game started at level {state.level}, not {setup.level}")

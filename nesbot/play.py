@@ -72,7 +72,7 @@ def play_game(
             delay = started + frames / NES_FPS - time.perf_counter()
             if delay > 0:
                 time.sleep(delay)
-        active = memory[ram.PLAY_STATE] == ram.PLAY_ACTIVE
+        active = ram.piece_active(memory)
         if active and not was_active:
             pieces += 1
             if maxout_lines is None and memory[ram.SCORE + 2] == 0x99:

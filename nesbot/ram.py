@@ -74,6 +74,11 @@ def bcd_value(*bytes_low_first: int) -> int:
     return value
 
 
+def piece_active(ram: np.ndarray) -> bool:
+    """A piece is under the player's control (read straight from RAM, no decoding)."""
+    return ram[GAME_MODE] == MODE_PLAY and ram[PLAY_STATE] == PLAY_ACTIVE
+
+
 def row_mask(ram: np.ndarray, address: int) -> int:
     """Return the 10 cells at address as a bit mask (bit c = column c filled)."""
     cells = ram[address : address + 10]

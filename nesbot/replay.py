@@ -63,7 +63,7 @@ class _PieceTracer:
     def observe(self, memory, frame: int) -> bool:
         """Look at RAM after a step; returns whether a piece is active. Decoding is costly,
         so it happens only for a new piece."""
-        active = memory[ram.GAME_MODE] == ram.MODE_PLAY and memory[ram.PLAY_STATE] == 1
+        active = ram.piece_active(memory)
         if active and not self.was_active:
             self.pieces += 1
             if self.sink is not None:
@@ -77,15 +77,14 @@ def _summary(state: ram.GameState, frames: int, pieces: int) -> ReplaySummary:
     return ReplaySummary(frames, pieces, state.score, state.lines, state.level, state.topped_out)
 
 
-def _emulator_until_first_piece(
-    emu: Emulator, log: InputLog, tracer: _PieceTracer
-) -> ram.GameState | None:
-    """Step the log on the emulator until the first piece of a game is active."""
+def _emulator_until_first_piece(emu: Emulator, log: InputLog, tracer: _PieceTracer) -> bool:
+    """Step the log on the emulator until the first piece of a game is active (False if the
+    log ends before that)."""
     for pad in log.frames:
         emu.step(pad)
         if tracer.observe(emu.ram, emu.frame):
-            return ram.decode(emu.ram)
-    return None
+            return True
+    return False
 
 
 def replay_on_emulator(
@@ -146,8 +145,7 @@ def replay_on_simulator(rom: Rom, log: InputLog, trace: IO[str] | None = None) -
     simulator alone."""
     tracer = _PieceTracer(trace)
     with Emulator(rom.path) as emu:
-        state = _emulator_until_first_piece(emu, log, tracer)
-        if state is None:
+        if not _emulator_until_first_piece(emu, log, tracer):
             return _summary(ram.decode(emu.ram), emu.frame, tracer.pieces)
         _check_sim_can_follow(log, emu.frame)
         base = emu.ram.copy()
@@ -188,7 +186,7 @@ def verify(rom: Rom, log: InputLog) -> Verification:
     first."""
     tracer = _PieceTracer(None)
     with Emulator(rom.path) as emu:
-        if _emulator_until_first_piece(emu, log, tracer) is None:
+        if not _emulator_until_first_piece(emu, log, tracer):
             raise NesbotError(f"{log.source} never reaches an active piece; nothing to verify")
         _check_sim_can_follow(log, emu.frame)
         game = ram.game_from_ram(emu.ram)
