@@ -46,7 +46,8 @@ class Bot:
         self._plan = b""
         self._next = 0
         self._expected: Game | None = None
-        self._expected_position: tuple[int, int, int] | None = None
+        # The simulator's piece position before and after the last frame it stepped: RAM
+        # shows `after` at latency 0 and `before` at latency 1.
         self._positions: tuple[tuple[int, int, int] | None, ...] = (None, None)
 
     def __call__(self, memory: np.ndarray) -> int:
@@ -55,18 +56,17 @@ class Bot:
             return 0
         if self._expected is None:
             self._replan(memory)
-        elif self._expected_position != _position(memory):
-            self.desyncs += 1
-            self._adapt_latency(_position(memory))
-            self._replan(memory)
+        else:
+            seen = _position(memory)
+            if seen != self._positions[1 - self.latency]:
+                self.desyncs += 1
+                self._adapt_latency(seen)
+                self._replan(memory)
         pad = self._plan[self._next] if self._next < len(self._plan) else 0
         self._next += 1
         before = self._expected.position
         self._expected.step(pad)
-        after = self._expected.position
-        # RAM after this step shows the frame this pad drives (latency 0) or the one before.
-        self._expected_position = after if self.latency == 0 else before
-        self._positions = (before, after)
+        self._positions = (before, self._expected.position)
         return pad
 
     def _adapt_latency(self, seen: tuple[int, int, int]) -> None:
