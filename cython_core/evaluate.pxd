@@ -1,5 +1,6 @@
-# The board evaluation: meatfighter's 17 features (seeds.md §1), their weighted sum (LOWER is
-# better), the ceiling penalty (calming rule 2) and the placement vetoes (rules 3 and 4).
+# The board evaluation: meatfighter's 17 features (seeds.md §1), the features the other seeds'
+# evaluators need (§2-§5), their weighted sum (LOWER is better: a higher-is-better evaluator
+# is stored negated), the ceiling penalty (calming rule 2) and the placement vetoes (rules 3, 4).
 #
 # Features are computed on playfield rows 0..19 only; rows -2 and -1 enter the ceiling
 # penalty, blocks_spawn and touches_ceiling, nothing else. Heights count from the floor
@@ -11,7 +12,8 @@
 from cython_core.board cimport Board
 
 cdef enum:
-    FEATURE_COUNT = 17
+    FEATURE_COUNT = 17               # meatfighter's 2018 features, indices 0..16
+    ALL_FEATURE_COUNT = 25           # and the other seeds' features, indices 17..24
 
 cdef enum:
     # Feature indices into Features.f and Weights.w, in the order of seeds.md's table.
@@ -32,25 +34,44 @@ cdef enum:
     F_TOTAL_SOLID_CELLS = 14         # filled cells
     F_TOTAL_WEIGHTED_SOLID_CELLS = 15  # sum of filled cells' heights (row 19 = 1)
     F_COLUMN_HEIGHT_VARIANCE = 16    # sum of |height difference| of adjacent columns
+    # The other seeds' features (computed only when an evaluator weighs one of them):
+    F_LANDING_HEIGHT = 17            # El-Tetris, per piece summed: rows under the piece's
+                                     # lowest cell + (piece rows - 1) / 2 (filled in by caller)
+    F_COVERED_CELLS = 18             # empty cells with a filled cell anywhere above (El-Tetris,
+                                     # Yiyuan Lee and Hidamari "holes")
+    F_WELL_SUMS = 19                 # El-Tetris: each empty cell with both sides filled (walls
+                                     # filled) counts 1 + the empty run directly below it
+    F_ROW_TRANSITIONS_ALL_ROWS = 20  # El-Tetris: row transitions with walls, empty rows too
+    F_COLUMN_TRANSITIONS_FROM_FLOOR = 21  # El-Tetris: floor filled, no transition above row 0
+    F_RIGHT_SIDE_HOLES = 22          # Nguyen-Morua rule 1: empty cells at or below the top of
+                                     # the column to their right (column 9 has none)
+    F_COVERED_CELL_HEIGHTS = 23      # Nguyen-Morua rule 2: covered cells, each weighted by its
+                                     # row from the floor (row 19 = 1)
+    F_LEFT_SIDE_HOLES = 24           # Nguyen-Morua rule 3: the mirror of rule 1
 
 cdef enum:
     CEILING_ROWS = 7                 # rule 2 penalises filled cells in rows 0..6 (and -2, -1)
 
 ctypedef struct Features:
-    double f[17]                     # feature values, indexed by the F_ indices
+    double f[25]                     # feature values, indexed by the F_ indices
 
 ctypedef struct Weights:
-    double w[17]                     # one weight per feature, indexed by the F_ indices
+    double w[25]                     # one weight per feature, indexed by the F_ indices
     double ceiling_weight            # rule 2 scale: a cell in row r < 7 costs this / (r + 1)
+    bint calming                     # the search applies rules 1, 3 and 4 (meatfighter-2018)
+    bint extra                       # some w[17..24] is nonzero: compute those features too
 
 
-# The 15 board features into out.f; out.f[F_TOTAL_LINES_CLEARED] and
+# The 15 board features of indices 0..16 into out.f; out.f[F_TOTAL_LINES_CLEARED] and
 # out.f[F_TOTAL_LOCK_HEIGHT] are set to 0 (the search knows them, the board does not).
 cdef void board_features(const Board* b, Features* out) noexcept nogil
 
+# The board features of indices 17..24 into out.f; out.f[F_LANDING_HEIGHT] is set to 0.
+cdef void extra_features(const Board* b, Features* out) noexcept nogil
+
 # Weighted sum of the features plus the ceiling penalty; lower is better.
 cdef double evaluate(const Board* b, int lines_cleared, int lock_height_total,
-                     const Weights* w) noexcept nogil
+                     double landing_height_total, const Weights* w) noexcept nogil
 
 # Rule 2 alone: ceiling_weight / max(r + 1, 1) summed over filled cells of rows -2..6.
 cdef double ceiling_penalty(const Board* b, double ceiling_weight) noexcept nogil
@@ -65,3 +86,7 @@ cdef bint touches_ceiling(const Board* b) noexcept nogil
 # hidden rows not used) from the empty cells of row 0, columns 4-6, leave no row that still
 # has an empty cell and all of whose empty cells are reachable. True = split for good.
 cdef bint field_split(const Board* b) noexcept nogil
+
+# The thin Python layer: fill `w` from a weights object (see evaluate.pyx's docstring);
+# raises ValueError for a wrong shape.
+cdef int load_weights(object weights, Weights* w) except -1

@@ -1,5 +1,6 @@
 # cython: language_level=3
-"""meatfighter's 17-feature board evaluation (see evaluate.pxd); lower is better.
+"""Board evaluation (see evaluate.pxd): meatfighter's 17 features and the other seeds'
+features, weighted and summed; lower is better.
 
 Definitions that the source leaves open, as implemented here:
 
@@ -19,10 +20,18 @@ Definitions that the source leaves open, as implemented here:
   cost 1000, so the search builds into the top rows only when its alternatives are much
   worse, as the rule intends. Training can tune it (Weights.ceiling).
 
+The other seeds' features follow their authors' code or text where meatfighter's differ:
+El-Tetris (ielashi/eltetris features.js) counts row transitions on every row (an empty row
+has 2), column transitions upward from a filled floor with none above row 0, holes as every
+empty cell under a filled one, and well sums as each well cell plus the empty cells under
+it. Nguyen and Morua's side rules count no hole beside a wall.
+
 The Python functions take `rows` as 22 masks (rows -2..19) or 20 masks (rows 0..19, hidden
-rows empty), each 0..0x3FF, and `weights` as 17 floats (ceiling weight DEFAULT_CEILING_WEIGHT),
-18 floats (the last is the ceiling weight), or an object with `as_vector()` and `ceiling`
-(nesbot.weights.Weights). They raise ValueError for anything else.
+rows empty), each 0..0x3FF, and `weights` as 17 floats (meatfighter's features; ceiling
+weight DEFAULT_CEILING_WEIGHT, calming rules on), 18 floats (the last is the ceiling
+weight), or an object with `as_vector()` (17 or 25 floats), `ceiling` and optionally
+`calming` (nesbot.weights.Weights, nesbot.evaluators.Evaluator). They raise ValueError for
+anything else.
 """
 
 import math
@@ -84,6 +93,17 @@ FEATURE_NAMES: tuple[str, ...] = (
     "total_weighted_solid_cells",
     "column_height_variance",
 )
+EXTRA_FEATURE_NAMES: tuple[str, ...] = (
+    "landing_height",
+    "covered_cells",
+    "well_sums",
+    "row_transitions_all_rows",
+    "column_transitions_from_floor",
+    "right_side_holes",
+    "covered_cell_heights",
+    "left_side_holes",
+)
+ALL_FEATURE_NAMES: tuple[str, ...] = FEATURE_NAMES + EXTRA_FEATURE_NAMES
 DEFAULT_CEILING_WEIGHT: float = 1000.0
 
 _bench_sink = 0.0
@@ -187,8 +207,48 @@ cdef double ceiling_penalty(const Board* b, double ceiling_weight) noexcept nogi
     return s * ceiling_weight
 
 
+cdef void extra_features(const Board* b, Features* out) noexcept nogil:
+    cdef int r, c
+    cdef unsigned int m, below, seen = 0, covered, well, walled
+    cdef int empty_run[WIDTH]        # empty cells directly below row r, per column
+    cdef int covered_cells = 0, covered_heights = 0, well_sums = 0, row_trans = 0
+    cdef int col_trans = 0, right_side = 0, left_side = 0
+    for r in range(FIELD_ROWS):
+        m = b.rows[r + BOARD_HIDDEN]
+        seen |= m
+        covered = seen & ~m
+        covered_cells += popcount(covered)
+        covered_heights += popcount(covered) * (FIELD_ROWS - r)
+        right_side += popcount(~m & (seen >> 1) & FULL_ROW)
+        left_side += popcount(~m & (seen << 1) & FULL_ROW)
+        walled = (m << 1) | 1 | (1 << (WIDTH + 1))
+        row_trans += popcount((walled ^ (walled >> 1)) & WALLED_ROW_BITS)
+        below = b.rows[r + 1 + BOARD_HIDDEN] if r + 1 < FIELD_ROWS else FULL_ROW
+        col_trans += popcount(m ^ below)
+    # Well sums, from the floor up so each cell knows the empty run under it.
+    for c in range(WIDTH):
+        empty_run[c] = 0
+    for r in range(FIELD_ROWS - 1, -1, -1):
+        m = b.rows[r + BOARD_HIDDEN]
+        well = ~m & ((m << 1) | LEFT_WALL) & ((m >> 1) | RIGHT_WALL) & FULL_ROW
+        while well:
+            c = lowest_bit(well)
+            well &= well - 1
+            well_sums += 1 + empty_run[c]
+        for c in range(WIDTH):
+            empty_run[c] = 0 if m & (1 << c) else empty_run[c] + 1
+    out.f[F_LANDING_HEIGHT] = 0
+    out.f[F_COVERED_CELLS] = covered_cells
+    out.f[F_WELL_SUMS] = well_sums
+    out.f[F_ROW_TRANSITIONS_ALL_ROWS] = row_trans
+    out.f[F_COLUMN_TRANSITIONS_FROM_FLOOR] = col_trans
+    out.f[F_RIGHT_SIDE_HOLES] = right_side
+    out.f[F_COVERED_CELL_HEIGHTS] = covered_heights
+    out.f[F_LEFT_SIDE_HOLES] = left_side
+
+
 cdef double evaluate(const Board* b, int lines_cleared, int lock_height_total,
-                     const Weights* w) noexcept nogil:
+                     double landing_height_total, const Weights* w) noexcept nogil:
     cdef Features feat
     cdef double s = 0.0
     cdef int i
@@ -197,7 +257,14 @@ cdef double evaluate(const Board* b, int lines_cleared, int lock_height_total,
     feat.f[F_TOTAL_LOCK_HEIGHT] = lock_height_total
     for i in range(FEATURE_COUNT):
         s += w.w[i] * feat.f[i]
-    return s + ceiling_penalty(b, w.ceiling_weight)
+    if w.extra:
+        extra_features(b, &feat)
+        feat.f[F_LANDING_HEIGHT] = landing_height_total
+        for i in range(FEATURE_COUNT, ALL_FEATURE_COUNT):
+            s += w.w[i] * feat.f[i]
+    if w.ceiling_weight != 0.0:
+        s += ceiling_penalty(b, w.ceiling_weight)
+    return s
 
 
 cdef bint blocks_spawn(const Board* b) noexcept nogil:
@@ -279,13 +346,17 @@ cdef int _load_board(object rows, Board* b) except -1:
     return 0
 
 
-cdef int _load_weights(object weights, Weights* w) except -1:
+cdef int load_weights(object weights, Weights* w) except -1:
+    # See the module docstring for what `weights` may be.
     cdef int i
+    calming = True
     if hasattr(weights, "as_vector"):
         vec = [float(v) for v in weights.as_vector()]
         ceiling = float(weights.ceiling)
-        if len(vec) != FEATURE_COUNT:
-            raise ValueError(f"as_vector() gave {len(vec)} weights, expected {FEATURE_COUNT}")
+        calming = bool(getattr(weights, "calming", True))
+        if len(vec) not in (FEATURE_COUNT, ALL_FEATURE_COUNT):
+            raise ValueError(f"as_vector() gave {len(vec)} weights, expected {FEATURE_COUNT} "
+                             f"or {ALL_FEATURE_COUNT}")
     else:
         vec = [float(v) for v in weights]
         if len(vec) == FEATURE_COUNT:
@@ -296,9 +367,14 @@ cdef int _load_weights(object weights, Weights* w) except -1:
             raise ValueError(
                 f"weights needs {FEATURE_COUNT} floats (or {FEATURE_COUNT + 1} with the "
                 f"ceiling weight last), got {len(vec)}")
-    for i in range(FEATURE_COUNT):
+    vec += [0.0] * (ALL_FEATURE_COUNT - len(vec))
+    w.extra = False
+    for i in range(ALL_FEATURE_COUNT):
         w.w[i] = vec[i]
+        if i >= FEATURE_COUNT and vec[i] != 0.0:
+            w.extra = True
     w.ceiling_weight = ceiling
+    w.calming = calming
     return 0
 
 
@@ -311,6 +387,17 @@ def board_features_py(rows) -> list[float]:
     return [f.f[i] for i in range(FEATURE_COUNT)]
 
 
+def all_features_py(rows) -> list[float]:
+    """All 25 features in ALL_FEATURE_NAMES order; the caller-known ones (lines cleared, lock
+    height, landing height) are 0."""
+    cdef Board b
+    cdef Features f
+    _load_board(rows, &b)
+    board_features(&b, &f)
+    extra_features(&b, &f)
+    return [f.f[i] for i in range(ALL_FEATURE_COUNT)]
+
+
 def ceiling_penalty_py(rows, double ceiling_weight=DEFAULT_CEILING_WEIGHT) -> float:
     """Rule 2's penalty alone for a board."""
     cdef Board b
@@ -318,38 +405,40 @@ def ceiling_penalty_py(rows, double ceiling_weight=DEFAULT_CEILING_WEIGHT) -> fl
     return ceiling_penalty(&b, ceiling_weight)
 
 
-def evaluate_py(rows, int lines_cleared, int lock_height_total, weights) -> float:
+def evaluate_py(rows, int lines_cleared, int lock_height_total, weights,
+                double landing_height_total=0.0) -> float:
     """The evaluation the search uses: weighted features plus ceiling penalty; lower is better."""
     cdef Board b
     cdef Weights w
     _load_board(rows, &b)
-    _load_weights(weights, &w)
-    return evaluate(&b, lines_cleared, lock_height_total, &w)
+    load_weights(weights, &w)
+    return evaluate(&b, lines_cleared, lock_height_total, landing_height_total, &w)
 
 
-def evaluate_trace(rows, int lines_cleared, int lock_height_total,
-                   weights) -> list[tuple[str, float, float, float]]:
+def evaluate_trace(rows, int lines_cleared, int lock_height_total, weights,
+                   double landing_height_total=0.0) -> list[tuple[str, float, float, float]]:
     """Every term of evaluate_py as (name, value, weight, weighted term).
 
-    Then ("ceiling_penalty", sum of 1 / distance to the ceiling, ceiling weight, penalty)
-    and ("total", nan, nan, evaluate_py's result). The terms add up to the total up to
-    floating-point rounding.
+    The rows are the features with a nonzero weight, in ALL_FEATURE_NAMES order. Then ("ceiling_penalty", sum of
+    1 / distance to the ceiling, ceiling weight, penalty) and ("total", nan, nan,
+    evaluate_py's result). The terms add up to the total up to floating-point rounding.
     """
     cdef Board b
     cdef Weights w
     cdef Features f
     _load_board(rows, &b)
-    _load_weights(weights, &w)
+    load_weights(weights, &w)
     board_features(&b, &f)
+    extra_features(&b, &f)
     f.f[F_TOTAL_LINES_CLEARED] = lines_cleared
     f.f[F_TOTAL_LOCK_HEIGHT] = lock_height_total
-    trace = [
-        (FEATURE_NAMES[i], f.f[i], w.w[i], w.w[i] * f.f[i]) for i in range(FEATURE_COUNT)
-    ]
+    f.f[F_LANDING_HEIGHT] = landing_height_total
+    trace = [(ALL_FEATURE_NAMES[i], f.f[i], w.w[i], w.w[i] * f.f[i])
+             for i in range(ALL_FEATURE_COUNT) if w.w[i] != 0.0]
     trace.append(("ceiling_penalty", ceiling_penalty(&b, 1.0), w.ceiling_weight,
                   ceiling_penalty(&b, w.ceiling_weight)))
     trace.append(("total", math.nan, math.nan,
-                  evaluate(&b, lines_cleared, lock_height_total, &w)))
+                  evaluate(&b, lines_cleared, lock_height_total, landing_height_total, &w)))
     return trace
 
 
@@ -397,11 +486,11 @@ def bench_evaluate(rows, long n, weights=None) -> float:
     global _bench_sink
     _load_board(rows, &boards[0])
     boards[1] = boards[0]
-    _load_weights([1.0] * FEATURE_COUNT if weights is None else weights, &w)
+    load_weights([1.0] * FEATURE_COUNT if weights is None else weights, &w)
     start = time.perf_counter()
     with nogil:
         for i in range(n):
-            sink += evaluate(&boards[i & 1], <int>(i & 3), 0, &w)
+            sink += evaluate(&boards[i & 1], <int>(i & 3), 0, 0.0, &w)
     elapsed = time.perf_counter() - start
     _bench_sink = sink
     return elapsed

@@ -3,7 +3,7 @@
 from libc.stdint cimport int8_t, int32_t, uint8_t, uint16_t, uint32_t, uint64_t
 from cython_core.board cimport Board
 from cython_core.evaluate cimport Weights
-from cython_core.rules cimport Piece
+from cython_core.rules cimport Game as GameC, Piece
 
 ctypedef struct InputModel:
     uint8_t tap_interval     # frames between presses of one button: 2 = 30 Hz ... 6 = 10 Hz
@@ -20,6 +20,11 @@ ctypedef struct Node:
     int32_t parent           # index of the previous frame's node, -1 for the root
     uint16_t frames          # input frames from the root
 
+ctypedef struct Slot:
+    # One visited-set entry; the key is stored so a probe never touches the node array.
+    uint64_t key
+    uint32_t stamp
+
 ctypedef struct Placement:
     # A reachable lock: where the piece locks, and the node whose child locks it.
     int8_t x
@@ -35,17 +40,48 @@ cdef class Searcher:
     cdef Node* nodes                 # BFS queue and predecessor tree; capacity `capacity`
     cdef int32_t capacity
     cdef int32_t count
-    cdef int32_t* slots              # open-addressing hash table of node indices
-    cdef uint32_t* stamps            # slot valid iff stamps[i] == stamp (O(1) reset)
-    cdef uint32_t slot_mask
-    cdef uint32_t stamp
+    cdef Slot* slots                 # open-addressing visited set over node keys
+    cdef uint32_t slot_mask          # slots in use - 1: grows with the search, <= max_slots
+    cdef uint32_t max_slots          # allocated slots, a power of two >= 2 * capacity
+    cdef uint32_t stamp              # a slot is used iff its stamp equals this (O(1) reset)
     cdef Placement* placements
     cdef int32_t placement_count
     cdef uint64_t* placement_keys    # (x, y, orientation) already found, for dedup
     cdef bint truncated              # the node capacity ran out
     cdef bint _visit(self, const Node* n) noexcept nogil
+    cdef void _reset_slots(self, uint32_t size) noexcept nogil
     cdef void _record(self, const Node* parent, int32_t parent_index, const Piece* locked,
                       uint8_t pad) noexcept nogil
     cdef void search(self, const Board* board, const Piece* start, uint8_t held,
                      uint8_t level) noexcept nogil
+    cdef void search_plain(self, const Board* board, const Piece* start,
+                           uint8_t level) noexcept nogil
+    cdef void write_pads(self, const Placement* p, uint8_t* out) noexcept nogil
     cdef bytes placement_pads(self, const Placement* p)
+
+
+# The plain way from `start` to (x, orientation): each frame, press the rotation (A or B,
+# whichever needs fewer turns) and the shift toward x as soon as the input model allows,
+# then nothing (or Down held, with `finish_down`) until the lock. Writes the pads of every
+# frame, the locking one last, to `pads` (if not NULL, room for PLAIN_PATH_MAX) and the
+# locked piece to `locked`. Returns the frame count, or -1 if a rotation or shift is
+# blocked, the piece locks before it gets there, or the path would exceed PLAIN_PATH_MAX.
+cdef enum:
+    PLAIN_PATH_MAX = 512
+cdef int plain_path(const Board* board, const Piece* start, uint8_t held, uint8_t level,
+                    const InputModel* model, int8_t x, uint8_t orientation, bint finish_down,
+                    uint8_t* pads, Piece* locked) noexcept nogil
+
+
+cdef class Planner:
+    cdef Searcher first
+    cdef Searcher second
+    cdef Weights weights
+    cdef bint plain_second           # the next piece's placements come from plain paths
+    cdef public int nodes_searched   # nodes of the last plan's searches
+    cdef uint8_t path[PLAIN_PATH_MAX]  # the chosen plain path (choose() sets path_length)
+    cdef int path_length             # -1: no plain path, use the first search's path
+    # The best placement of the game's active piece (an index into first.placements), or
+    # -1 if none keeps the game going; sets path/path_length and *value.
+    cdef int choose(self, const GameC* g, double* value) noexcept nogil
+    cdef int chosen_pads(self, int best, uint8_t* out) noexcept nogil

@@ -10,19 +10,27 @@ with the fewest frames, and ties resolve in a fixed order (deterministic).
 """
 
 from libc.stdint cimport int8_t, int32_t, uint8_t, uint16_t, uint32_t, uint64_t
-from libc.stdlib cimport free, malloc
-from libc.string cimport memset
+from libc.stdlib cimport calloc, free, malloc
+from libc.string cimport memcpy, memset
 
 from cython_core.board cimport BOARD_HIDDEN, Board, clear_row, place, row_full
 from cython_core.buttons cimport BTN_A, BTN_B, BTN_DOWN, BTN_LEFT, BTN_RIGHT
-from cython_core.evaluate cimport Weights, blocks_spawn, evaluate, field_split, touches_ceiling
+from cython_core.evaluate cimport (
+    Weights,
+    blocks_spawn,
+    evaluate,
+    field_split,
+    load_weights,
+    touches_ceiling,
+)
 from cython_core.game cimport Game
-from cython_core.pieces cimport NES_CELLS
-from cython_core.rules cimport Piece, count_lines, piece_frame
+from cython_core.pieces cimport NES_CELLS, NES_ROTATE_A, NES_ROTATE_B
+from cython_core.rules cimport Game as GameC, Piece, count_lines, piece_frame
 
 cdef enum:
     PLACEMENT_CAPACITY = 1024
     PLACEMENT_HASH = 4096
+    INITIAL_SLOTS = 4096     # visited-set size a search starts with (64 KiB, in L2)
 
 cdef uint64_t EMPTY_KEY = <uint64_t>-1   # placement_keys slots are memset to 0xFF
 cdef uint8_t PRESSABLE = BTN_LEFT | BTN_RIGHT | BTN_A | BTN_B
@@ -66,40 +74,58 @@ cdef class Searcher:
         slots = 1
         while slots < 2 * capacity:
             slots <<= 1
-        self.slot_mask = slots - 1
+        self.max_slots = slots
         self.nodes = <Node*>malloc(capacity * sizeof(Node))
-        self.slots = <int32_t*>malloc(slots * sizeof(int32_t))
-        self.stamps = <uint32_t*>malloc(slots * sizeof(uint32_t))
+        self.slots = <Slot*>calloc(slots, sizeof(Slot))   # stamp 0: empty; pages lazily
         self.placements = <Placement*>malloc(PLACEMENT_CAPACITY * sizeof(Placement))
         self.placement_keys = <uint64_t*>malloc(PLACEMENT_HASH * sizeof(uint64_t))
-        if not (self.nodes and self.slots and self.stamps and self.placements
-                and self.placement_keys):
+        if not (self.nodes and self.slots and self.placements and self.placement_keys):
             raise MemoryError()
-        memset(self.stamps, 0, slots * sizeof(uint32_t))
         self.stamp = 0
 
     def __dealloc__(self):
         free(self.nodes)
         free(self.slots)
-        free(self.stamps)
         free(self.placements)
         free(self.placement_keys)
 
+    cdef void _reset_slots(self, uint32_t size) noexcept nogil:
+        """Empty the visited set and use `size` slots of it (a power of two)."""
+        self.stamp += 1
+        if self.stamp == 0:   # wrapped: clear the stamps once every 4 billion resets
+            memset(self.slots, 0, self.max_slots * sizeof(Slot))
+            self.stamp = 1
+        self.slot_mask = size - 1
+
     cdef bint _visit(self, const Node* n) noexcept nogil:
-        """Add the node if its state is new; False if seen before or out of room."""
+        """Add the node if its state is new; False if seen before or out of room.
+
+        The set starts small, so that a typical search of a few thousand nodes probes a
+        table that stays in cache, and doubles (rehashing every node) at half load.
+        """
         cdef uint64_t key = node_key(n)
         cdef uint32_t slot = mix(key) & self.slot_mask
-        while self.stamps[slot] == self.stamp:
-            if node_key(&self.nodes[self.slots[slot]]) == key:
+        cdef int32_t i
+        while self.slots[slot].stamp == self.stamp:
+            if self.slots[slot].key == key:
                 return False
             slot = (slot + 1) & self.slot_mask
         if self.count >= self.capacity:
             self.truncated = True
             return False
-        self.stamps[slot] = self.stamp
-        self.slots[slot] = self.count
+        self.slots[slot].stamp = self.stamp
+        self.slots[slot].key = key
         self.nodes[self.count] = n[0]
         self.count += 1
+        if 2 * <uint32_t>self.count > self.slot_mask and self.slot_mask + 1 < self.max_slots:
+            self._reset_slots(2 * (self.slot_mask + 1))
+            for i in range(self.count):
+                key = node_key(&self.nodes[i])
+                slot = mix(key) & self.slot_mask
+                while self.slots[slot].stamp == self.stamp:
+                    slot = (slot + 1) & self.slot_mask
+                self.slots[slot].stamp = self.stamp
+                self.slots[slot].key = key
         return True
 
     cdef void _record(self, const Node* parent, int32_t parent_index, const Piece* locked,
@@ -137,10 +163,7 @@ cdef class Searcher:
         cdef uint8_t rotations[3]
         cdef int nh, nr
         cdef uint8_t k_wait = self.model.tap_interval - 1
-        self.stamp += 1
-        if self.stamp == 0:   # wrapped: clear stamps once every 4 billion searches
-            memset(self.stamps, 0, (self.slot_mask + 1) * sizeof(uint32_t))
-            self.stamp = 1
+        self._reset_slots(INITIAL_SLOTS)
         self.count = 0
         self.placement_count = 0
         self.truncated = False
@@ -197,10 +220,35 @@ cdef class Searcher:
                         self._visit(&child)
             i += 1
 
-    cdef bytes placement_pads(self, const Placement* p):
-        """The button byte of every frame of a placement's path, the locking frame last."""
-        cdef bytearray pads = bytearray(p.frames)
-        cdef uint8_t* out = <uint8_t*><char*>pads
+    cdef void search_plain(self, const Board* board, const Piece* start,
+                           uint8_t level) noexcept nogil:
+        """The placements plain paths reach (plain_path to every orientation and column),
+        with no buttons held at the start; a subset of what search() finds, for the
+        next piece of the chain. Placements have no path (node -1)."""
+        cdef Piece locked
+        cdef Node root
+        cdef int8_t x
+        cdef uint8_t o = start.orientation
+        cdef int turns, frames
+        self.count = 0
+        self.placement_count = 0
+        self.truncated = False
+        memset(self.placement_keys, 0xFF, PLACEMENT_HASH * sizeof(uint64_t))
+        root.frames = 0
+        for turns in range(4):
+            for x in range(-2, 12):
+                frames = plain_path(board, start, 0, level, &self.model, x, o, False,
+                                    NULL, &locked)
+                if frames > 0:
+                    root.frames = frames - 1
+                    self._record(&root, -1, &locked, 0)
+            o = NES_ROTATE_A[o]
+            if o == start.orientation:
+                break
+
+    cdef void write_pads(self, const Placement* p, uint8_t* out) noexcept nogil:
+        """The button byte of every frame of a placement's path, the locking frame last,
+        into out[0 .. p.frames - 1]."""
         cdef int32_t index = p.node
         cdef int k = p.frames - 1
         out[k] = p.final_pad
@@ -208,6 +256,10 @@ cdef class Searcher:
             k -= 1
             out[k] = self.nodes[index].pad
             index = self.nodes[index].parent
+
+    cdef bytes placement_pads(self, const Placement* p):
+        cdef bytearray pads = bytearray(p.frames)
+        self.write_pads(p, <uint8_t*><char*>pads)
         return bytes(pads)
 
     def placements_of(self, Game game):
@@ -227,6 +279,62 @@ cdef class Searcher:
     @property
     def nodes_last(self) -> int:
         return self.count
+
+
+cdef int plain_path(const Board* board, const Piece* start, uint8_t held, uint8_t level,
+                    const InputModel* model, int8_t x, uint8_t orientation, bint finish_down,
+                    uint8_t* pads, Piece* locked) noexcept nogil:
+    cdef Piece p = start[0]
+    cdef int turns_a = 0, turns_b = 0, frame = 0, k
+    cdef int last[4]                 # frame of the last press of Left, Right, A, B
+    cdef int last_any = -model.tap_interval
+    cdef uint8_t o = start.orientation
+    cdef uint8_t rotate, shift, pad, prev = held
+    cdef int8_t x0
+    cdef uint8_t o0
+    cdef bint combine = model.shift_and_rotate and not model.one_button
+    while o != orientation and turns_a < 4:
+        o = NES_ROTATE_A[o]
+        turns_a += 1
+    if turns_a == 4:
+        return -1                    # not an orientation of this piece
+    o = start.orientation
+    while o != orientation:
+        o = NES_ROTATE_B[o]
+        turns_b += 1
+    rotate = BTN_A if turns_a <= turns_b else BTN_B
+    for k in range(4):
+        last[k] = -1 if held & BUTTONS[k] else -model.tap_interval
+    while frame < PLAIN_PATH_MAX:
+        pad = 0
+        if not model.one_button or frame - last_any >= model.tap_interval:
+            if p.orientation != orientation and frame - last[2 if rotate == BTN_A else 3] \
+                    >= model.tap_interval:
+                pad = rotate
+            shift = BTN_LEFT if x < p.x else BTN_RIGHT if x > p.x else 0
+            if shift and frame - last[0 if shift == BTN_LEFT else 1] >= model.tap_interval \
+                    and (combine or not pad):
+                pad |= shift
+        if finish_down and not pad and p.orientation == orientation and p.x == x:
+            pad = BTN_DOWN           # held from here on: soft drop to the lock
+        for k in range(4):
+            if pad & BUTTONS[k]:
+                last[k] = frame
+                last_any = frame
+        x0 = p.x
+        o0 = p.orientation
+        if pads != NULL:
+            pads[frame] = pad
+        frame += 1
+        if piece_frame(&p, board, level, pad & ~prev, pad):
+            if p.orientation != orientation or p.x != x:
+                return -1
+            locked[0] = p
+            return frame
+        if (pad & (BTN_LEFT | BTN_RIGHT) and p.x == x0) or (pad & rotate and p.orientation == o0):
+            return -1                # blocked: the plain way does not get there
+        prev = pad
+    return -1
 
 
 cdef inline int lock_height(const Placement* p) noexcept nogil:
@@ -255,90 +363,136 @@ cdef inline int lock_and_clear(Board* b, const Placement* p) noexcept nogil:
     return cleared
 
 
+cdef inline double landing_height(const Placement* p) noexcept nogil:
+    # El-Tetris's landing height: rows under the piece's lowest cell + (piece rows - 1) / 2.
+    cdef int k, top = 2, bottom = -2
+    for k in range(4):
+        if NES_CELLS[p.orientation][k][1] < top:
+            top = NES_CELLS[p.orientation][k][1]
+        if NES_CELLS[p.orientation][k][1] > bottom:
+            bottom = NES_CELLS[p.orientation][k][1]
+    return lock_height(p) + (bottom - top) / 2.0
+
+
 cdef class Planner:
     """The two-piece search chain: every placement of the current piece x every placement
-    of the next, scored on the final board (lower is better); ties go to the first found."""
+    of the next, scored on the final board (lower is better); ties go to the first found.
 
-    cdef Searcher first
-    cdef Searcher second
-    cdef Weights weights
-    cdef public int nodes_searched
+    `weights`: anything cython_core.evaluate takes (nesbot.weights.Weights, an evaluator of
+    nesbot.evaluators, or 17/18 floats). Its `calming` flag turns meatfighter's rules 1, 3
+    and 4 on (rule 2 is its ceiling weight). `second`: "plain" finds the next piece's
+    placements by plain paths (rotate and shift as early as allowed, then fall), "search"
+    by the gamepad search with one new press per frame; "plain" needs a tenth of the
+    time. The chosen placement is executed by its plain path with Down held at the end
+    (soft-drop points) when that locks at the same place, else by the search's path.
+    """
 
-    def __init__(self, weights, double ceiling, int tap_interval=2, bint shift_and_rotate=True,
+    def __init__(self, weights, int tap_interval=2, bint shift_and_rotate=True,
                  bint hold_shift=False, bint soft_drop=False, bint one_button=False,
-                 bint simple_second=True):
-        """`simple_second`: search the next piece with one new press per frame at most (a
-        subset of what the full model reaches, found with far fewer nodes)."""
-        if len(weights) != 17:
-            raise ValueError(f"weights need 17 values, got {len(weights)}")
-        for k in range(17):
-            self.weights.w[k] = weights[k]
-        self.weights.ceiling_weight = ceiling
+                 str second="plain"):
+        if second not in ("plain", "search"):
+            raise ValueError(f"second must be 'plain' or 'search', not {second!r}")
+        load_weights(weights, &self.weights)
+        self.plain_second = second == "plain"
         self.first = Searcher(tap_interval, shift_and_rotate, hold_shift, soft_drop, one_button)
-        self.second = Searcher(tap_interval, shift_and_rotate and not simple_second,
-                               hold_shift, soft_drop, one_button or simple_second)
+        self.second = Searcher(tap_interval, shift_and_rotate and self.plain_second,
+                               hold_shift, soft_drop, one_button or not self.plain_second)
 
-    def plan(self, Game game):
-        """Choose the current piece's placement. Returns (pads, x, y, orientation, value) or
-        None when the piece has no placement that keeps the game going."""
+    cdef int choose(self, const GameC* g, double* value) noexcept nogil:
         cdef Placement* p1
         cdef Placement* p2
         cdef Board board1
         cdef Board board2
         cdef Piece spawn
+        cdef Piece locked
         cdef uint8_t level1
         cdef uint8_t lines1[2]
         cdef int a, b, cleared1, cleared2, best = -1, height1
-        cdef double value, best_value = 1e300
+        cdef double v, best_value = 1e300, landing1
+        cdef bint calming = self.weights.calming
         # The next piece spawns the same way after every first placement; the bot holds no
         # buttons through the entry delay, and DAS carries over unchanged.
         spawn.x = 5
         spawn.y = 0
-        spawn.orientation = game.g.next_piece
+        spawn.orientation = g.next_piece
         spawn.fall_timer = 0
-        spawn.das = game.g.piece.das
+        spawn.das = g.piece.das
         spawn.soft = 0
         spawn.hold_down_points = 0
-        with nogil:
-            self.first.search(&game.g.board, &game.g.piece, game.g.held, game.g.level)
-            self.nodes_searched = self.first.count
-            for a in range(self.first.placement_count):
-                p1 = &self.first.placements[a]
-                board1 = game.g.board
-                cleared1 = lock_and_clear(&board1, p1)
-                if blocks_spawn(&board1):
-                    continue   # rule 3: some piece could not spawn
-                height1 = lock_height(p1)
-                level1 = game.g.level
-                lines1[0] = game.g.lines[0]
-                lines1[1] = game.g.lines[1]
-                count_lines(&level1, lines1, cleared1)
+        self.first.search(&g.board, &g.piece, g.held, g.level)
+        self.nodes_searched = self.first.count
+        for a in range(self.first.placement_count):
+            p1 = &self.first.placements[a]
+            board1 = g.board
+            cleared1 = lock_and_clear(&board1, p1)
+            if calming and blocks_spawn(&board1):
+                continue   # rule 3: some piece could not spawn
+            height1 = lock_height(p1)
+            landing1 = landing_height(p1)
+            level1 = g.level
+            lines1[0] = g.lines[0]
+            lines1[1] = g.lines[1]
+            count_lines(&level1, lines1, cleared1)
+            if self.plain_second:
+                self.second.search_plain(&board1, &spawn, level1)
+            else:
                 self.second.search(&board1, &spawn, 0, level1)
-                self.nodes_searched += self.second.count
-                for b in range(self.second.placement_count):
-                    p2 = &self.second.placements[b]
-                    board2 = board1
-                    cleared2 = lock_and_clear(&board2, p2)
+            self.nodes_searched += self.second.count
+            for b in range(self.second.placement_count):
+                p2 = &self.second.placements[b]
+                board2 = board1
+                cleared2 = lock_and_clear(&board2, p2)
+                if calming:
                     if blocks_spawn(&board2):
                         continue
                     if touches_ceiling(&board2) and field_split(&board2):
                         continue   # rule 4: the field is split for good
-                    value = evaluate(&board2, cleared1 + cleared2,
-                                     height1 + lock_height(p2), &self.weights)
+                v = evaluate(&board2, cleared1 + cleared2, height1 + lock_height(p2),
+                             landing1 + landing_height(p2), &self.weights)
+                if calming:
                     if cleared1 == 4:
-                        value -= 1e9   # rule 1: take a Tetris now
+                        v -= 1e9   # rule 1: take a Tetris now
                     elif cleared2 == 4:
-                        value -= 1e8   # ... or set one up for the next piece
-                    if value < best_value:
-                        best_value = value
-                        best = a
-                if self.second.placement_count == 0 and best < 0:
-                    # the next piece has nowhere to go: keep this only as a last resort
-                    value = 1e200
-                    if value < best_value:
-                        best_value = value
-                        best = a
+                        v -= 1e8   # ... or set one up for the next piece
+                if v < best_value:
+                    best_value = v
+                    best = a
+            if self.second.placement_count == 0 and best < 0:
+                # the next piece has nowhere to go: keep this only as a last resort
+                best_value = 1e200
+                best = a
+        value[0] = best_value
+        self.path_length = -1
+        if best >= 0:
+            p1 = &self.first.placements[best]
+            self.path_length = plain_path(&g.board, &g.piece, g.held, g.level,
+                                          &self.first.model, p1.x, p1.orientation, True,
+                                          self.path, &locked)
+            if self.path_length > 0 and locked.y != p1.y:
+                self.path_length = -1
+        return best
+
+    def plan(self, Game game):
+        """Choose the current piece's placement. Returns (pads, x, y, orientation, value) or
+        None when the piece has no placement that keeps the game going."""
+        cdef int best
+        cdef double value
+        cdef Placement* p
+        with nogil:
+            best = self.choose(&game.g, &value)
         if best < 0:
             return None
-        p1 = &self.first.placements[best]
-        return self.first.placement_pads(p1), p1.x, p1.y, p1.orientation, best_value
+        p = &self.first.placements[best]
+        pads = bytearray(p.frames if self.path_length < 0 else self.path_length)
+        self.chosen_pads(best, <uint8_t*><char*>pads)
+        return bytes(pads), p.x, p.y, p.orientation, value
+
+    cdef int chosen_pads(self, int best, uint8_t* out) noexcept nogil:
+        """Write the executed path of choose()'s placement `best` (room for 65535 frames);
+        returns its length."""
+        cdef Placement* p = &self.first.placements[best]
+        if self.path_length > 0:
+            memcpy(out, self.path, self.path_length)
+            return self.path_length
+        self.first.write_pads(p, out)
+        return p.frames

@@ -11,13 +11,11 @@ import time
 
 import numpy as np
 
-from cython_core.buttons import DOWN, LEFT, RIGHT, A, B
 from cython_core.game import Game
-from cython_core.pieces import ROTATE_A, ROTATE_B
 from cython_core.search import Planner
 from nesbot import ram
 from nesbot.errors import NesbotError
-from nesbot.weights import MEATFIGHTER_2018, Weights
+from nesbot.evaluators import Evaluator, get_evaluator
 
 TAP_RATES = {30: 2, 20: 3, 15: 4, 12: 5, 10: 6}  # Hz -> frames between presses of a button
 
@@ -31,15 +29,13 @@ class Bot:
     shows where the simulator was one step earlier (or later), and adapts.
     """
 
-    def __init__(self, weights: Weights = MEATFIGHTER_2018, tap_hz: int = 30) -> None:
+    def __init__(self, evaluator: Evaluator | None = None, tap_hz: int = 30) -> None:
         if tap_hz not in TAP_RATES:
             raise NesbotError(f"--tap-hz {tap_hz} is not one of {sorted(TAP_RATES)}")
+        evaluator = evaluator or get_evaluator()
+        self.evaluator_name = evaluator.name
         self.tap_interval = TAP_RATES[tap_hz]
-        # The next piece is searched with one new press per frame: as strong in simulated
-        # games, with several times fewer nodes (scripts/bench_planner.py).
-        self.planner = Planner(
-            weights.as_vector(), weights.ceiling, tap_interval=self.tap_interval, simple_second=True
-        )
+        self.planner = Planner(evaluator, tap_interval=self.tap_interval)
         self.desyncs = 0
         self.latency = 0
         self.plan_seconds: list[float] = []
@@ -86,12 +82,7 @@ class Bot:
         started = time.perf_counter()
         chosen = self.planner.plan(game)
         self.plan_seconds.append(time.perf_counter() - started)
-        if chosen is None:
-            self._plan = b""
-        else:
-            pads, x, y, orientation, _value = chosen
-            plain = direct_path(game, (x, y, orientation), self.tap_interval)
-            self._plan = plain if plain is not None else pads
+        self._plan = b"" if chosen is None else chosen[0]
         self._next = 0
         self._expected = game
 
@@ -99,46 +90,6 @@ class Bot:
         if not self.plan_seconds:
             return None
         return round(float(np.percentile(self.plan_seconds, percentile)) * 1000, 3)
-
-
-def direct_path(game: Game, target: tuple[int, int, int], tap_interval: int) -> bytes | None:
-    """The plain way to a placement: rotate and shift toward it as early as the tap rate
-    allows, then hold Down (soft-drop points). None unless the simulator says the piece
-    locks exactly at `target` = (x, y, orientation); tucks and spins need the search's path.
-    """
-    x, _y, orientation = target
-    turns_a = _turns(game.position[2], orientation, ROTATE_A)
-    turns_b = _turns(game.position[2], orientation, ROTATE_B)
-    rotate = A if turns_a <= turns_b else B
-    g = game.copy()
-    pads = bytearray()
-    last_press = {LEFT: -tap_interval, RIGHT: -tap_interval, A: -tap_interval, B: -tap_interval}
-    while g.active and len(pads) < 400:
-        at_x, _at_y, at_orientation = g.position
-        frame = len(pads)
-        pad = 0
-        if at_orientation != orientation and frame - last_press[rotate] >= tap_interval:
-            pad |= rotate
-        shift = LEFT if x < at_x else RIGHT if x > at_x else 0
-        if shift and frame - last_press[shift] >= tap_interval:
-            pad |= shift
-        if not pad and at_orientation == orientation and at_x == x:
-            pad = DOWN  # held from here on: soft drop to the lock
-        for button in (LEFT, RIGHT, A, B):
-            if pad & button:
-                last_press[button] = frame
-        pads.append(pad)
-        g.step(pad)
-    if g.active or g.position != target:
-        return None
-    return bytes(pads)
-
-
-def _turns(start: int, goal: int, table: tuple[int, ...]) -> int:
-    orientation, turns = start, 0
-    while orientation != goal and turns < 4:
-        orientation, turns = table[orientation], turns + 1
-    return turns
 
 
 def _position(memory: np.ndarray) -> tuple[int, int, int]:

@@ -89,10 +89,43 @@ def run_verify(args: argparse.Namespace) -> int:
 
 
 def run_explain(args: argparse.Namespace) -> int:
+    from nesbot.evaluators import get_evaluator
     from nesbot.explain import explain
-    from nesbot.weights import MEATFIGHTER_2018
 
-    print(explain(args.board, args.piece, args.next, args.level, MEATFIGHTER_2018))
+    evaluator = get_evaluator(args.evaluator, args.weights)
+    print(explain(args.board, args.piece, args.next, args.level, evaluator))
+    return 0
+
+
+def run_simulate(args: argparse.Namespace) -> int:
+    from nesbot.bot import TAP_RATES
+    from nesbot.evaluators import get_evaluator
+    from nesbot.stats import plot_scores, simulate
+
+    evaluator = get_evaluator(args.evaluator, args.weights)
+    plot = _open_output(args.plot, "plot") if args.plot else None  # fail before the games
+    if plot:
+        plot.close()
+    summary, results = simulate(
+        evaluator,
+        args.games,
+        level=args.level,
+        seed=args.seed,
+        workers=args.workers,
+        tap_interval=TAP_RATES[args.tap_hz],
+        progress=sys.stderr.isatty(),
+    )
+    if args.plot:
+        plot_scores(
+            results,
+            args.plot,
+            f"{evaluator.name}: {summary.games} games from level {args.level}, seed {args.seed}",
+        )
+    if args.json:
+        print(summary.to_json())
+    else:
+        for key, value in vars(summary).items():
+            print(f"{key:<22}{value}")
     return 0
 
 
@@ -100,6 +133,75 @@ def run_play(args: argparse.Namespace) -> int:
     from nesbot.play import play
 
     return play(args)
+
+
+def run_train(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from nesbot.bot import TAP_RATES
+    from nesbot.evaluators import get_evaluator
+    from nesbot.stats import run_games
+    from nesbot.train import TrainConfig, ray_runner, train, trained_weights
+    from nesbot.weights import FEATURE_NAMES, save_weights
+
+    start = get_evaluator(args.evaluator, args.weights)
+    if not start.calming or set(start.weights) - set(FEATURE_NAMES):
+        raise NesbotError(f"{start.name} is not in meatfighter's 17-feature form; train "
+                          "starts from meatfighter-2018, nesbot-trained or a weights file")
+    if args.particles < 2 or args.games < 1:
+        raise NesbotError("train needs --particles >= 2 and --games >= 1")
+    _open_output(args.out, "weights").close()  # fail before hours of training
+    config = TrainConfig(
+        start=[start.weights.get(name, 0.0) for name in FEATURE_NAMES],
+        ceiling=start.ceiling,
+        particles=args.particles,
+        games=args.games,
+        level=args.level,
+        seed=args.seed,
+        tap_interval=TAP_RATES[args.tap_hz],
+        patience=args.patience,
+        spread=args.spread,
+        max_velocity=args.max_velocity,
+    )
+    if args.ray:
+        run = ray_runner(args.ray, args.workers)
+    else:
+        def run(specs):
+            return run_games(specs, args.workers)
+    checkpoint = Path(args.checkpoint) if args.checkpoint else None
+    swarm = train(config, args.iterations, checkpoint, args.resume, run)
+    weights = trained_weights(swarm, config, " ".join(["nesbot", *sys.argv[1:]]))
+    save_weights(weights, args.out)
+    print(f"fitness {swarm.global_fitness:,.0f} after {swarm.iteration} iterations; "
+          f"weights in {args.out}", file=sys.stderr)
+    return 0
+
+
+def _add_evaluator_options(parser: argparse.ArgumentParser) -> None:
+    choice = parser.add_mutually_exclusive_group()
+    choice.add_argument("--weights", metavar="FILE", help="a weights file (17 features)")
+    choice.add_argument(
+        "--evaluator",
+        metavar="NAME",
+        help="a built-in evaluator: " + ", ".join(_evaluator_names()) + " (default: the trained"
+        " weights)",
+    )
+
+
+def _add_tap_hz(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--tap-hz",
+        type=int,
+        default=30,
+        choices=(30, 20, 15, 12, 10),
+        help="fastest tapping of one button (30)",
+    )
+
+
+def _evaluator_names() -> list[str]:
+    from nesbot.evaluators import EVALUATORS
+
+    return list(EVALUATORS)
 
 
 def _positive(text: str) -> int:
@@ -138,13 +240,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--music", type=_positive, default=0, help="0-2 songs, 3 off (0)")
     play.add_argument("--log", metavar="FILE.fm2", help="write the game's input log")
     play.add_argument("--max-frames", type=_positive, help="stop after this many frames")
-    play.add_argument(
-        "--tap-hz",
-        type=int,
-        default=30,
-        choices=(30, 20, 15, 12, 10),
-        help="fastest tapping of one button (30)",
-    )
+    _add_tap_hz(play)
     play.add_argument(
         "--realtime",
         action="store_true",
@@ -153,6 +249,21 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--video", metavar="FILE.mp4", help="record every frame to a video")
     play.add_argument("--scale", type=int, default=2, help="video upscale factor (2)")
     play.add_argument("--json", action="store_true", help="print one JSON summary object")
+    _add_evaluator_options(play)
+
+    sim = command(
+        "simulate",
+        run_simulate,
+        "play many NES-exact simulated games and print their statistics",
+    )
+    sim.add_argument("--games", type=_positive, default=100, help="games to play (100)")
+    sim.add_argument("--level", type=_positive, default=19, help="start level (19)")
+    sim.add_argument("--seed", type=_positive, default=0, help="chooses the games (0)")
+    sim.add_argument("--workers", type=_positive, default=1, help="processes (1)")
+    _add_tap_hz(sim)
+    _add_evaluator_options(sim)
+    sim.add_argument("--json", action="store_true", help="print one JSON summary object")
+    sim.add_argument("--plot", metavar="FILE.png", help="draw the pre-29 score distribution")
 
     replay = command("replay", run_replay, "replay an .fm2 input log from power-on")
     replay.add_argument("log", metavar="LOG", help="FCEUX .fm2 input log")
@@ -177,6 +288,32 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("log", metavar="LOG", help="FCEUX .fm2 input log")
     _add_rom_options(check)
 
+    coach = command(
+        "train",
+        run_train,
+        "improve the 17 feature weights by particle swarm optimization on simulated games",
+    )
+    coach.add_argument("--out", required=True, metavar="FILE.json", help="trained weights")
+    coach.add_argument("--iterations", type=_positive, default=20, help="in total (20)")
+    coach.add_argument("--particles", type=_positive, default=12, help="swarm size (12)")
+    coach.add_argument("--games", type=_positive, default=30, help="games per fitness (30)")
+    coach.add_argument("--level", type=_positive, default=19, help="start level (19)")
+    coach.add_argument("--seed", type=_positive, default=0, help="swarm and games (0)")
+    coach.add_argument("--patience", type=_positive, default=4,
+                       help="iterations without progress before a restart (4)")
+    coach.add_argument("--spread", type=float, default=0.5,
+                       help="the initial swarm: start weights + normal(0, spread) (0.5)")
+    coach.add_argument("--max-velocity", type=float, default=1.0,
+                       help="velocity clamp per weight and iteration (1.0)")
+    _add_tap_hz(coach)
+    coach.add_argument("--workers", type=_positive, default=1, help="processes (1)")
+    coach.add_argument("--ray", metavar="ADDRESS",
+                       help="evaluate on a Ray cluster; 'local' starts one on this machine")
+    coach.add_argument("--checkpoint", metavar="FILE.json",
+                       help="save the swarm after every iteration")
+    coach.add_argument("--resume", action="store_true", help="continue from --checkpoint")
+    _add_evaluator_options(coach)
+
     why = command(
         "explain",
         run_explain,
@@ -186,6 +323,7 @@ def build_parser() -> argparse.ArgumentParser:
     why.add_argument("--piece", default="T", help="current piece, one of TJZOSLI (T)")
     why.add_argument("--next", default="I", help="next piece (I)")
     why.add_argument("--level", type=_positive, default=19, help="level (19)")
+    _add_evaluator_options(why)
     return parser
 
 

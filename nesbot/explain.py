@@ -12,7 +12,7 @@ from cython_core.game import Game
 from cython_core.pieces import PIECE_NAMES, SPAWN_TABLE
 from nesbot.bot import Bot
 from nesbot.errors import NesbotError
-from nesbot.weights import Weights
+from nesbot.evaluators import Evaluator
 
 
 def read_board(path: str) -> list[int]:
@@ -46,11 +46,11 @@ def _board_text(masks: list[int]) -> str:
     return "\n".join("".join("#" if m >> c & 1 else "." for c in range(10)) for m in masks)
 
 
-def explain(board_path: str, piece: str, next_piece: str, level: int, weights: Weights) -> str:
+def explain(board_path: str, piece: str, next_piece: str, level: int, evaluator: Evaluator) -> str:
     rows = read_board(board_path)
-    lines = ["board:", _board_text(rows), "", format_trace(evaluate_trace(rows, 0, 0, weights))]
+    lines = ["board:", _board_text(rows), "", format_trace(evaluate_trace(rows, 0, 0, evaluator))]
     game = Game.spawned(rows, _spawn(piece), _spawn(next_piece), level)
-    chosen = Bot(weights).planner.plan(game)
+    chosen = Bot(evaluator).planner.plan(game)
     if chosen is None:
         return "\n".join([*lines, "", f"{piece.upper()} has no placement that keeps the game on"])
     pads, x, y, orientation, _value = chosen
@@ -70,6 +70,6 @@ def explain(board_path: str, piece: str, next_piece: str, level: int, weights: W
         "board after it:",
         _board_text(board_after),
         "",
-        format_trace(evaluate_trace(board_after, 0, 0, weights)),
+        format_trace(evaluate_trace(board_after, 0, 0, evaluator)),
     ]
     return "\n".join(lines)

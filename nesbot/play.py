@@ -17,10 +17,10 @@ import numpy as np
 from nesbot import ram
 from nesbot.bot import Bot
 from nesbot.emulator import Emulator
+from nesbot.evaluators import get_evaluator
 from nesbot.fm2 import Fm2Writer, fceux_rom_md5
 from nesbot.menus import GameSetup, start_game
 from nesbot.rom import Rom, load_rom
-from nesbot.weights import MEATFIGHTER_2018
 
 Policy = Callable[[np.ndarray], int]
 PROGRESS_EVERY = 30  # frames between terminal progress updates
@@ -113,7 +113,7 @@ def play(args: argparse.Namespace) -> int:
     rom = load_rom(args.rom, any_rom=args.any_rom)
     print(rom.describe(), file=sys.stderr)
     setup = GameSetup(level=args.level, music=args.music, seed=args.seed)
-    bot = Bot(MEATFIGHTER_2018, args.tap_hz)
+    bot = Bot(get_evaluator(args.evaluator, args.weights), args.tap_hz)
     show_progress = not args.json and sys.stderr.isatty()
     with ExitStack() as stack:
         emu = stack.enter_context(Emulator(rom.path))
@@ -122,6 +122,7 @@ def play(args: argparse.Namespace) -> int:
                 ("start_level", str(setup.level)),
                 ("seed", str(setup.seed)),
                 ("tap_hz", str(args.tap_hz)),
+                ("evaluator", bot.evaluator_name),
             ]
             log = stack.enter_context(Fm2Writer(args.log, fceux_rom_md5(rom.data), comments))
             emu.observers.append(lambda pad, _emu: log.write_frame(pad))

@@ -12,7 +12,7 @@ import numpy as np
 
 from cython_core.game import Game
 from nesbot.bot import Bot
-from nesbot.weights import MEATFIGHTER_2018
+from nesbot.evaluators import get_evaluator
 
 
 def main() -> None:
@@ -20,9 +20,10 @@ def main() -> None:
     parser.add_argument("--pieces", type=int, default=300, help="pieces per game")
     parser.add_argument("--games", type=int, default=2)
     parser.add_argument("--tap-hz", type=int, default=30)
+    parser.add_argument("--evaluator", default="meatfighter-2018")
     args = parser.parse_args()
 
-    planner = Bot(MEATFIGHTER_2018, args.tap_hz).planner
+    planner = Bot(get_evaluator(args.evaluator), args.tap_hz).planner
     digest = hashlib.sha256()
     seconds, nodes = [], []
     for seed in range(1, args.games + 1):

@@ -4,9 +4,10 @@ import json
 import subprocess
 import sys
 
+from cython_core.buttons import DOWN
 from nesbot import ram
 from nesbot.bot import Bot
-from nesbot.weights import MEATFIGHTER_2018
+from nesbot.evaluators import EVALUATORS
 
 PLAY_KEYS = {
     "score",
@@ -29,7 +30,7 @@ PLAY_KEYS = {
 
 def test_bot_plays_without_desyncs(emulator, new_game):
     new_game(19, seed=11)
-    bot = Bot(MEATFIGHTER_2018)
+    bot = Bot(EVALUATORS["meatfighter-2018"])
     pads = []
     for _ in range(2500):
         pad = bot(emulator.ram)
@@ -39,7 +40,7 @@ def test_bot_plays_without_desyncs(emulator, new_game):
             break
     state = ram.decode(emulator.ram)
     assert bot.desyncs == 0
-    assert state.score % 10, "soft-drop points: line points are multiples of 10"
+    assert sum(pad == DOWN for pad in pads) > 200  # placements end in a soft drop (points)
     assert len(bot.plan_seconds) >= 40  # one plan per piece
     assert not state.topped_out and state.lines >= 10
     assert not any(pad & 0x0C for pad in pads)  # never Start or Select

@@ -1,0 +1,116 @@
+"""Whole simulated games: the two-piece planner plays the NES-exact game in C.
+
+The loop is the bot's on the real ROM (nesbot/bot.py) without the emulator: when a new
+piece becomes active the planner chooses and the executed path's button bytes are sent one
+per frame, then nothing until the next piece. So simulated figures carry over to the ROM.
+"""
+
+from libc.stdint cimport uint8_t, uint16_t, uint32_t
+from libc.stdlib cimport free, malloc
+
+from cython_core.game cimport Game
+from cython_core.rules cimport (
+    PLAY_ACTIVE,
+    PLAY_CLEAR_ANIMATION,
+    PLAY_SCORE,
+    PLAY_TOPPED_OUT,
+    Game as GameC,
+    game_step,
+    rng_step,
+)
+from cython_core.search cimport Planner
+
+cdef enum:
+    PATH_ROOM = 65536                # Placement.frames is 16 bits
+    LEVEL_29 = 29                    # 1 frame per row: the "kill screen" speed
+    SCORE_CAP = 999999
+
+
+cdef inline uint32_t bcd(const uint8_t* little_endian, int n) noexcept nogil:
+    cdef uint32_t value = 0
+    cdef int i
+    for i in range(n - 1, -1, -1):
+        value = value * 100 + (little_endian[i] >> 4) * 10 + (little_endian[i] & 0x0F)
+    return value
+
+
+def nes_rng(int steps) -> int:
+    """The NES RNG after `steps` steps from its power-on value $8988 (its cycle is 32,767)."""
+    cdef uint16_t r = 0x8988
+    for _ in range(steps):
+        r = rng_step(r)
+    return r
+
+
+def play(Planner planner, Game game, long max_frames=10_000_000, int stop_level=255) -> dict:
+    """Play `game` (in place) with the planner until top-out, `max_frames` frames, or the
+    level reaching `stop_level`.
+
+    Returns score (as the game shows it, capped), lines, level, pieces, frames, tetrises,
+    topped_out, maxout (999,999 reached before level 29), pre29_points (points the ROM adds
+    while the level is below 29, uncapped: each clear's points as the ROM adds them, to a
+    zero score once the score is capped) and lines_at_29 (lines when level 29 began, None if it did not).
+    """
+    cdef GameC* g = &game.g
+    cdef GameC scratch
+    cdef uint8_t* pads = <uint8_t*>malloc(PATH_ROOM)
+    cdef int path = 0, next_pad = 0, best
+    cdef long frames = 0
+    cdef uint32_t pieces = 0, tetrises = 0, pre29 = 0, score_before
+    cdef int lines_at_29 = 0 if g.level >= LEVEL_29 else -1
+    cdef uint8_t pad, level_before
+    cdef bint was_active = False, maxout = False, scored
+    cdef double value
+    if pads == NULL:
+        raise MemoryError()
+    try:
+        with nogil:
+            while (frames < max_frames and g.play_state != PLAY_TOPPED_OUT
+                   and g.level < stop_level):
+                if g.play_state == PLAY_ACTIVE and not was_active:
+                    best = planner.choose(g, &value)
+                    path = planner.chosen_pads(best, pads) if best >= 0 else 0
+                    next_pad = 0
+                    pieces += 1
+                pad = 0
+                if g.play_state == PLAY_ACTIVE and next_pad < path:
+                    pad = pads[next_pad]
+                    next_pad += 1
+                was_active = g.play_state == PLAY_ACTIVE
+                if g.play_state == PLAY_CLEAR_ANIMATION or g.play_state == PLAY_SCORE:
+                    # The NMI may end the animation and the logic score in the same step;
+                    # a copy with a zero score says whether it does, and what it adds.
+                    scratch = g[0]
+                    scratch.score[0] = scratch.score[1] = scratch.score[2] = 0
+                    game_step(&scratch, pad)
+                    scored = scratch.play_state > PLAY_SCORE
+                    level_before = g.level
+                    score_before = bcd(g.score, 3)
+                    if scored and g.completed_lines == 4:
+                        tetrises += 1
+                    game_step(g, pad)
+                    if scored and level_before < LEVEL_29:
+                        if bcd(g.score, 3) < SCORE_CAP:
+                            pre29 += bcd(g.score, 3) - score_before   # exact below the cap
+                        else:
+                            pre29 += bcd(scratch.score, 3)
+                            maxout = True
+                    if g.level >= LEVEL_29 and lines_at_29 < 0:
+                        lines_at_29 = bcd(g.lines, 2)
+                else:
+                    game_step(g, pad)
+                frames += 1
+    finally:
+        free(pads)
+    return {
+        "score": bcd(g.score, 3),
+        "lines": bcd(g.lines, 2),
+        "level": g.level,
+        "pieces": pieces,
+        "frames": frames,
+        "tetrises": tetrises,
+        "topped_out": g.play_state == PLAY_TOPPED_OUT,
+        "maxout": maxout,
+        "pre29_points": pre29,
+        "lines_at_29": lines_at_29 if lines_at_29 >= 0 else None,
+    }

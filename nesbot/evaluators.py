@@ -1,0 +1,147 @@
+"""The seeds' evaluators, by name, all in one form the two-piece search can drive.
+
+An evaluator is a weighted sum of board features (cython_core.evaluate.ALL_FEATURE_NAMES)
+with its authors' published weights and sign convention: `higher_is_better` evaluators are
+negated for the search, which always minimizes. Only meatfighter-2018 brings the calming
+rules (a Tetris first, the ceiling penalty, spawn and split vetoes); the others are their
+bare published functions. Sources and feature definitions: shared/seeds.md and
+cython_core/evaluate.pyx.
+"""
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from cython_core.evaluate import ALL_FEATURE_NAMES, FEATURE_NAMES
+from nesbot.errors import NesbotError
+from nesbot.weights import DATA_DIR, MEATFIGHTER_2018, Weights, load_weights
+
+
+@dataclass(frozen=True)
+class Evaluator:
+    """A named linear evaluator: feature name -> published weight."""
+
+    name: str
+    weights: dict[str, float] = field(hash=False)
+    higher_is_better: bool
+    calming: bool
+    ceiling: float
+    source: str
+    provenance: dict[str, Any] = field(default_factory=dict, hash=False)
+
+    def __post_init__(self) -> None:
+        unknown = sorted(set(self.weights) - set(ALL_FEATURE_NAMES))
+        if unknown:
+            raise ValueError(f"evaluator {self.name}: unknown features {', '.join(unknown)}")
+
+    def as_vector(self) -> list[float]:
+        """All features' weights in ALL_FEATURE_NAMES order, lower-is-better."""
+        sign = -1.0 if self.higher_is_better else 1.0
+        return [sign * self.weights.get(name, 0.0) for name in ALL_FEATURE_NAMES]
+
+    @classmethod
+    def from_weights(cls, weights: Weights, name: str) -> "Evaluator":
+        """meatfighter's 17-feature form (a weights file) with the calming rules."""
+        return cls(
+            name=name,
+            weights={n: getattr(weights, n) for n in FEATURE_NAMES},
+            higher_is_better=False,
+            calming=True,
+            ceiling=weights.ceiling,
+            source=str(weights.provenance.get("source", "a weights file")),
+            provenance=weights.provenance,
+        )
+
+
+NESBOT_TRAINED_FILE = DATA_DIR / "nesbot_trained.json"
+
+EVALUATORS: dict[str, Evaluator] = {
+    e.name: e
+    for e in (
+        Evaluator.from_weights(MEATFIGHTER_2018, "meatfighter-2018"),
+        Evaluator(
+            name="meatfighter-2014",
+            weights={
+                "total_lines_cleared": 1.0,
+                "total_lock_height": 12.885008263218383,
+                "total_well_cells": 15.842707182438396,
+                "total_column_holes": 26.894496507795950,
+                "total_column_transitions": 27.616914062397015,
+                "total_row_transitions": 30.185110719279040,
+            },
+            higher_is_better=False,
+            calming=False,
+            ceiling=0.0,
+            source="meatfighter.com/nintendotetrisai (2014), seeds.md §1",
+        ),
+        Evaluator(
+            name="el-tetris",
+            weights={
+                "landing_height": -4.500158825082766,
+                "total_lines_cleared": 3.4181268101392694,
+                "row_transitions_all_rows": -3.2178882868487753,
+                "column_transitions_from_floor": -9.348695305445199,
+                "covered_cells": -7.899265427351652,
+                "well_sums": -3.3855972247263626,
+            },
+            higher_is_better=True,
+            calming=False,
+            ceiling=0.0,
+            source="Islam El-Ashi, El-Tetris (2011), seeds.md §2",
+        ),
+        Evaluator(
+            name="yiyuan-lee",
+            weights={
+                "total_column_heights": -0.510066,
+                "total_lines_cleared": 0.760666,
+                "covered_cells": -0.35663,
+                "column_height_variance": -0.184483,
+            },
+            higher_is_better=True,
+            calming=False,
+            ceiling=0.0,
+            source="Yiyuan Lee, Tetris AI (2013), seeds.md §3",
+        ),
+        Evaluator(
+            name="hidamari",
+            weights={
+                "total_column_heights": 0.848058,
+                "column_height_variance": 2.304684,
+                "covered_cells": 1.405450,
+            },
+            higher_is_better=False,
+            calming=False,
+            ceiling=0.0,
+            source="Hidamari, seeds.md §4",
+        ),
+        Evaluator(
+            name="nguyen-morua",
+            weights={
+                "right_side_holes": 1.0,
+                "covered_cell_heights": 1.0,
+                "left_side_holes": 1.0,
+            },
+            higher_is_better=False,
+            calming=False,
+            ceiling=0.0,
+            source="Nguyen and Morua, three-rule holes, f(y) = y, g(y) = 1; seeds.md §5",
+        ),
+    )
+}
+if NESBOT_TRAINED_FILE.exists():
+    EVALUATORS["nesbot-trained"] = Evaluator.from_weights(
+        load_weights(NESBOT_TRAINED_FILE), "nesbot-trained"
+    )
+
+DEFAULT_EVALUATOR = "nesbot-trained" if "nesbot-trained" in EVALUATORS else "meatfighter-2018"
+
+
+def get_evaluator(name: str | None = None, weights_file: str | None = None) -> Evaluator:
+    """The evaluator a command asked for: a weights file, a registry name, or the default."""
+    if weights_file is not None and name is not None:
+        raise NesbotError("give --weights FILE or --evaluator NAME, not both")
+    if weights_file is not None:
+        return Evaluator.from_weights(load_weights(weights_file), str(weights_file))
+    name = name or DEFAULT_EVALUATOR
+    if name not in EVALUATORS:
+        raise NesbotError(f"unknown evaluator {name!r}; known: {', '.join(EVALUATORS)}")
+    return EVALUATORS[name]

@@ -1,0 +1,187 @@
+"""Simulated-game statistics: many NES-exact games played by the two-piece planner.
+
+Games end at a top-out or on reaching level 39 (100 lines of level 29 and beyond).
+Game i of seed S starts from a state drawn from numpy's Generator seeded with (S, i): the
+NES RNG somewhere on its 32,767-step cycle, the frame counter and the spawn count. Its
+result depends on nothing else, so the figures are the same however many worker
+processes share the games (only pieces_per_s, a speed, varies).
+"""
+
+import json
+import multiprocessing
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+
+from cython_core.game import Game
+from cython_core.search import Planner
+from cython_core.simulate import nes_rng, play
+from nesbot.errors import NesbotError
+from nesbot.evaluators import Evaluator
+
+MEATFIGHTER_MEDIAN = 989_200  # his published median of ~1.7 million 19-28 games
+SCORE_CAP = 999_999
+RNG_CYCLE = 32_767
+MAX_FRAMES = 20_000_000  # a guard only: a game from level 0 to level 39 is ~100x shorter
+# A bot that keeps the stack low can survive 1 frame per row for thousands of lines (and the
+# level byte wraps to 0 after 255, back to slow gravity), so a game also ends when it reaches
+# level 39: post-29 lines count up to 100.
+LEVEL_LIMIT = 39
+
+
+def game_setup(seed: int, index: int) -> tuple[int, int, int]:
+    """(rng, spawn_count, frame_counter) of game `index` of `seed`."""
+    draw = np.random.default_rng([seed, index])
+    return (
+        nes_rng(int(draw.integers(RNG_CYCLE))),
+        int(draw.integers(256)),
+        int(draw.integers(65536)),
+    )
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """Everything one simulated game depends on."""
+
+    evaluator: Evaluator
+    tap_interval: int
+    level: int
+    seed: int
+    index: int
+    stop_level: int = LEVEL_LIMIT  # stop at this level (29: the 19-28 plateau only)
+
+
+_planner: tuple[tuple[Evaluator, int], Planner] | None = None
+
+
+def play_one(spec: GameSpec) -> dict:
+    """Play one simulated game; each process keeps the planner of its last evaluator."""
+    global _planner
+    key = (spec.evaluator, spec.tap_interval)
+    if _planner is None or _planner[0] != key:
+        _planner = (key, Planner(spec.evaluator, tap_interval=spec.tap_interval))
+    rng, spawn_count, frame_counter = game_setup(spec.seed, spec.index)
+    game = Game.start(spec.level, rng, spawn_count, frame_counter)
+    return play(_planner[1], game, MAX_FRAMES, spec.stop_level)
+
+
+def run_games(
+    specs: list[GameSpec], workers: int, on_result: Callable[[], None] | None = None
+) -> list[dict]:
+    """Every spec's result, in the order of `specs`, on `workers` processes."""
+    if workers < 1:
+        raise NesbotError(f"--workers {workers}: need at least 1")
+    results: list[dict] = []
+    for result in _map(specs, workers):
+        results.append(result)
+        if on_result:
+            on_result()
+    return results
+
+
+def _map(specs: list[GameSpec], workers: int) -> Iterator[dict]:
+    if workers == 1 or len(specs) <= 1:
+        yield from map(play_one, specs)
+        return
+    # spawn, not fork: the parent may hold threads (video writer, Ray) that fork would copy.
+    context = multiprocessing.get_context("spawn")
+    with context.Pool(min(workers, len(specs))) as pool:
+        yield from pool.imap(play_one, specs, chunksize=1)
+
+
+@dataclass(frozen=True)
+class Summary:
+    """The `nesbot simulate --json` object (issue #5's keys, in its order)."""
+
+    games: int
+    maxout_rate: float
+    pre29_score_mean: float
+    pre29_score_median: float
+    pre29_score_p10: float
+    pre29_score_p90: float
+    reach29_rate: float
+    lines_mean: float
+    tetris_rate: float
+    post29_lines_median: float | None
+    pieces_per_s: float
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self))
+
+
+def summarize(results: list[dict], seconds: float) -> Summary:
+    pre29 = np.array([r["pre29_points"] for r in results], dtype=float)
+    lines = np.array([r["lines"] for r in results], dtype=float)
+    post29 = [r["lines"] - r["lines_at_29"] for r in results if r["lines_at_29"] is not None]
+    total_lines = lines.sum()
+    return Summary(
+        games=len(results),
+        maxout_rate=float(np.mean([r["maxout"] for r in results])),
+        pre29_score_mean=round(float(pre29.mean()), 1),
+        pre29_score_median=float(np.median(pre29)),
+        pre29_score_p10=float(np.percentile(pre29, 10)),
+        pre29_score_p90=float(np.percentile(pre29, 90)),
+        reach29_rate=float(np.mean([r["lines_at_29"] is not None for r in results])),
+        lines_mean=round(float(lines.mean()), 2),
+        tetris_rate=round(4 * sum(r["tetrises"] for r in results) / total_lines, 4)
+        if total_lines
+        else 0.0,
+        post29_lines_median=float(np.median(post29)) if post29 else None,
+        pieces_per_s=round(sum(r["pieces"] for r in results) / max(seconds, 1e-9), 1),
+    )
+
+
+def simulate(
+    evaluator: Evaluator,
+    games: int,
+    level: int = 19,
+    seed: int = 0,
+    workers: int = 1,
+    tap_interval: int = 2,
+    progress: bool = True,
+) -> tuple[Summary, list[dict]]:
+    """Play `games` simulated games from `level`; the summary and every game's result."""
+    if games < 1:
+        raise NesbotError(f"--games {games}: need at least 1")
+    if not 0 <= level <= 29:
+        raise NesbotError(f"--level {level} is outside 0-29")
+    specs = [GameSpec(evaluator, tap_interval, level, seed, i) for i in range(games)]
+    from tqdm import tqdm
+
+    started = time.perf_counter()
+    with tqdm(total=games, unit="game", disable=not progress or None, leave=False) as bar:
+        results = run_games(specs, workers, lambda: bar.update(1))
+    return summarize(results, time.perf_counter() - started), results
+
+
+def plot_scores(results: Iterable[dict], path: str | Path, title: str) -> None:
+    """Histogram and CDF of pre-29 scores, meatfighter's median and the cap marked."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    scores = np.sort([r["pre29_points"] for r in results])
+    figure, (hist, cdf) = plt.subplots(1, 2, figsize=(12, 4.5), constrained_layout=True)
+    hist.hist(scores, bins=40, color="#4477aa")
+    hist.set_xlabel("points before level 29")
+    hist.set_ylabel("games")
+    cdf.step(scores, np.arange(1, len(scores) + 1) / len(scores), where="post", color="#4477aa")
+    cdf.set_xlabel("points before level 29")
+    cdf.set_ylabel("share of games at or below")
+    for axis in (hist, cdf):
+        axis.axvline(MEATFIGHTER_MEDIAN, color="#cc6677", linestyle="--",
+                     label=f"meatfighter median {MEATFIGHTER_MEDIAN:,}")
+        axis.axvline(SCORE_CAP, color="#228833", linestyle=":", label="999,999 cap")
+        axis.xaxis.set_major_formatter(lambda v, _pos: f"{v / 1e6:.1f}M")
+    cdf.legend(loc="upper left")
+    figure.suptitle(title)
+    try:
+        figure.savefig(path, dpi=110)
+    except OSError as e:
+        raise NesbotError(f"cannot write plot {path}: {e.strerror}") from None
+    finally:
+        plt.close(figure)

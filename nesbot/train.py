@@ -1,0 +1,283 @@
+"""Particle swarm optimization of meatfighter's 17 feature weights on simulated games.
+
+As the seed describes it (shared/seeds.md §1): inertia 0.729844 and acceleration 1.496180 for
+both the cognitive and the social term (van den Bergh and Engelbrecht 2006), velocities
+clamped per dimension, every particle evaluated in parallel, and a restart with random
+positions once the best fitness has not improved for `patience` iterations (the global best
+is kept). A particle's fitness is the mean of the best third of its pre-29 points over G
+games whose starting states (and so piece sequences, given the same play) are fixed by the
+training seed before training; each game ends at level 29 or at a top-out.
+
+The swarm starts around the start weights (particle 0 is exactly them). The whole state,
+random generator included, is written to the checkpoint after every iteration, so a resumed
+run continues exactly as an uninterrupted one.
+"""
+
+import json
+import os
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from nesbot.errors import NesbotError
+from nesbot.evaluators import Evaluator
+from nesbot.stats import GameSpec, play_one, run_games
+from nesbot.weights import Weights
+
+INERTIA = 0.729844
+COGNITIVE = 1.496180
+SOCIAL = 1.496180
+CHECKPOINT_VERSION = 1
+LEVEL_29 = 29
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """What a run's results depend on; a checkpoint only resumes the same config."""
+
+    start: list[float]  # the 17 start weights (FEATURE_NAMES order)
+    ceiling: float  # kept fixed: rule 2's scale
+    particles: int = 12
+    games: int = 30
+    level: int = 19
+    seed: int = 0
+    tap_interval: int = 2
+    spread: float = 0.5  # the initial swarm: start + normal(0, spread) per weight
+    bound: float = 5.0  # positions stay in [-bound, bound]; restarts draw uniformly there
+    max_velocity: float = 1.0  # per dimension
+    patience: int = 4  # iterations without a better global best before a restart
+
+
+@dataclass
+class Swarm:
+    positions: np.ndarray  # particles x 17
+    velocities: np.ndarray
+    best_positions: np.ndarray
+    best_fitness: np.ndarray  # per particle
+    global_best: np.ndarray
+    global_fitness: float
+    iteration: int
+    stagnant: int
+    restarts: int
+    history: list[dict[str, Any]]
+
+
+def fitness_of(points: list[int]) -> float:
+    """Mean of the best third of the games' points."""
+    best = sorted(points, reverse=True)[: max(1, len(points) // 3)]
+    return float(np.mean(best))
+
+
+def particle_evaluator(vector: np.ndarray, ceiling: float) -> Evaluator:
+    weights = Weights.from_vector([float(v) for v in vector], ceiling)
+    return Evaluator.from_weights(weights, "particle")
+
+
+def _specs(config: TrainConfig, positions: np.ndarray) -> list[GameSpec]:
+    return [
+        GameSpec(particle_evaluator(p, config.ceiling), config.tap_interval, config.level,
+                 config.seed, game, stop_level=LEVEL_29)
+        for p in positions
+        for game in range(config.games)
+    ]
+
+
+def evaluate_swarm(
+    config: TrainConfig, positions: np.ndarray, run: Callable[[list[GameSpec]], list[dict]]
+) -> np.ndarray:
+    results = run(_specs(config, positions))
+    points = [r["pre29_points"] for r in results]
+    g = config.games
+    return np.array([fitness_of(points[i * g : (i + 1) * g]) for i in range(len(positions))])
+
+
+def new_swarm(config: TrainConfig, rng: np.random.Generator) -> Swarm:
+    n, dims = config.particles, len(config.start)
+    start = np.array(config.start)
+    positions = start + rng.normal(0.0, config.spread, (n, dims))
+    positions[0] = start
+    positions = np.clip(positions, -config.bound, config.bound)
+    velocities = rng.uniform(-config.max_velocity, config.max_velocity, (n, dims))
+    return Swarm(positions, velocities, positions.copy(), np.full(n, -np.inf), start.copy(),
+                 -np.inf, 0, 0, 0, [])
+
+
+def step(swarm: Swarm, fitness: np.ndarray, config: TrainConfig,
+         rng: np.random.Generator) -> None:
+    """Take in the fitness of the current positions, then move the swarm one iteration."""
+    improved = fitness > swarm.best_fitness
+    swarm.best_fitness[improved] = fitness[improved]
+    swarm.best_positions[improved] = swarm.positions[improved]
+    leader = int(np.argmax(fitness))
+    if fitness[leader] > swarm.global_fitness:
+        swarm.global_fitness = float(fitness[leader])
+        swarm.global_best = swarm.positions[leader].copy()
+        swarm.stagnant = 0
+    else:
+        swarm.stagnant += 1
+    swarm.history.append({
+        "iteration": swarm.iteration + 1,
+        "best": swarm.global_fitness,
+        "iteration_best": float(fitness[leader]),
+        "iteration_mean": float(np.mean(fitness)),
+    })
+    swarm.iteration += 1
+    n, dims = swarm.positions.shape
+    if swarm.stagnant >= config.patience:
+        swarm.positions = rng.uniform(-config.bound, config.bound, (n, dims))
+        swarm.velocities = rng.uniform(-config.max_velocity, config.max_velocity, (n, dims))
+        swarm.best_positions = swarm.positions.copy()
+        swarm.best_fitness = np.full(n, -np.inf)
+        swarm.stagnant = 0
+        swarm.restarts += 1
+        return
+    r1 = rng.random((n, dims))
+    r2 = rng.random((n, dims))
+    swarm.velocities = (
+        INERTIA * swarm.velocities
+        + COGNITIVE * r1 * (swarm.best_positions - swarm.positions)
+        + SOCIAL * r2 * (swarm.global_best - swarm.positions)
+    )
+    swarm.velocities = np.clip(swarm.velocities, -config.max_velocity, config.max_velocity)
+    swarm.positions = np.clip(swarm.positions + swarm.velocities, -config.bound, config.bound)
+
+
+# ---------------------------------------------------------------- checkpoints
+
+
+def save_checkpoint(path: Path, config: TrainConfig, swarm: Swarm,
+                    rng: np.random.Generator) -> None:
+    data = {
+        "version": CHECKPOINT_VERSION,
+        "config": asdict(config),
+        "rng": rng.bit_generator.state,
+        **{k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in vars(swarm).items()},
+    }
+    # -inf (particles not yet evaluated) is not JSON; None stands for it.
+    data["best_fitness"] = [None if np.isinf(f) else f for f in swarm.best_fitness]
+    data["global_fitness"] = None if np.isinf(swarm.global_fitness) else swarm.global_fitness
+    temporary = path.with_name(path.name + ".tmp")
+    try:
+        temporary.write_text(json.dumps(data) + "\n", encoding="utf-8")
+        os.replace(temporary, path)  # atomic: a crash leaves the previous checkpoint
+    except OSError as e:
+        raise NesbotError(f"cannot write checkpoint {path}: {e.strerror}") from None
+
+
+def load_checkpoint(path: Path, config: TrainConfig) -> tuple[Swarm, np.random.Generator]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as e:
+        raise NesbotError(f"cannot read checkpoint {path}: {e}") from None
+    if data.get("version") != CHECKPOINT_VERSION:
+        raise NesbotError(f"checkpoint {path} is not a nesbot train checkpoint")
+    if data["config"] != json.loads(json.dumps(asdict(config))):
+        differ = [k for k, v in asdict(config).items() if data["config"].get(k) != v]
+        raise NesbotError(
+            f"checkpoint {path} was made with other settings ({', '.join(differ)})"
+        )
+    rng = np.random.default_rng()
+    rng.bit_generator.state = data["rng"]
+
+    def fitness(v: float | None) -> float:
+        return -np.inf if v is None else v
+
+    swarm = Swarm(
+        positions=np.array(data["positions"]),
+        velocities=np.array(data["velocities"]),
+        best_positions=np.array(data["best_positions"]),
+        best_fitness=np.array([fitness(f) for f in data["best_fitness"]]),
+        global_best=np.array(data["global_best"]),
+        global_fitness=fitness(data["global_fitness"]),
+        iteration=data["iteration"],
+        stagnant=data["stagnant"],
+        restarts=data["restarts"],
+        history=data["history"],
+    )
+    return swarm, rng
+
+
+# ---------------------------------------------------------------- running
+
+
+def ray_runner(address: str, workers: int) -> Callable[[list[GameSpec]], list[dict]]:
+    """Evaluate games as Ray tasks: `address` "local" starts a Ray instance on this machine
+    (with `workers` CPUs), anything else joins that cluster (nesbot must be installed on
+    its nodes)."""
+    try:
+        import ray
+    except ImportError:
+        raise NesbotError("--ray needs Ray: pip install 'nesbot[ray]'") from None
+    if not ray.is_initialized():
+        if address == "local":
+            ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False)
+        else:
+            try:
+                ray.init(address=address, log_to_driver=False)
+            except (ConnectionError, ValueError, RuntimeError) as e:
+                raise NesbotError(f"cannot join the Ray cluster at {address}: {e}") from None
+    remote_play = ray.remote(play_one)
+
+    def run(specs: list[GameSpec]) -> list[dict]:
+        return ray.get([remote_play.remote(spec) for spec in specs])
+
+    return run
+
+
+def train(
+    config: TrainConfig,
+    iterations: int,
+    checkpoint: Path | None = None,
+    resume: bool = False,
+    run: Callable[[list[GameSpec]], list[dict]] | None = None,
+    log: Callable[[str], None] = lambda line: print(line, file=sys.stderr, flush=True),
+) -> Swarm:
+    """Run PSO until `iterations` iterations in total (a resumed run counts the earlier
+    ones); `run` plays a list of games (default: this process)."""
+    run = run or (lambda specs: run_games(specs, 1))
+    if checkpoint is not None and checkpoint.exists():
+        if not resume:
+            raise NesbotError(
+                f"checkpoint {checkpoint} exists: pass --resume to continue it, or remove it"
+            )
+        swarm, rng = load_checkpoint(checkpoint, config)
+        log(f"resumed {checkpoint} at iteration {swarm.iteration}")
+    else:
+        rng = np.random.default_rng(config.seed)
+        swarm = new_swarm(config, rng)
+    while swarm.iteration < iterations:
+        started = time.perf_counter()
+        fitness = evaluate_swarm(config, swarm.positions, run)
+        step(swarm, fitness, config, rng)
+        if checkpoint is not None:
+            save_checkpoint(checkpoint, config, swarm, rng)
+        last = swarm.history[-1]
+        log(
+            f"iteration {swarm.iteration}/{iterations}: best {last['best']:,.0f}  "
+            f"this iteration best {last['iteration_best']:,.0f} mean "
+            f"{last['iteration_mean']:,.0f}  restarts {swarm.restarts}  "
+            f"{time.perf_counter() - started:.0f} s"
+        )
+    return swarm
+
+
+def trained_weights(swarm: Swarm, config: TrainConfig, command: str) -> Weights:
+    provenance = {
+        "source": "nesbot train (PSO)",
+        "command": command,
+        "seed": config.seed,
+        "games": config.games,
+        "iterations": swarm.iteration,
+        "particles": config.particles,
+        "level": config.level,
+        "tap_interval": config.tap_interval,
+        "restarts": swarm.restarts,
+        "fitness": swarm.global_fitness,
+        "fitness_definition": "mean of the best third of pre-29 points over the games",
+    }
+    return Weights.from_vector(list(swarm.global_best), config.ceiling, provenance)

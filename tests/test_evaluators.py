@@ -1,0 +1,165 @@
+"""The other seeds' features (hand-computed boards and a cell-by-cell reference), the
+evaluator registry, and every evaluator driving the two-piece search."""
+
+import numpy as np
+import pytest
+
+from cython_core.evaluate import (
+    ALL_FEATURE_NAMES,
+    EXTRA_FEATURE_NAMES,
+    all_features_py,
+    evaluate_py,
+    evaluate_trace,
+)
+from cython_core.game import Game
+from cython_core.search import Planner
+from cython_core.simulate import play
+from nesbot.errors import NesbotError
+from nesbot.evaluators import DEFAULT_EVALUATOR, EVALUATORS, Evaluator, get_evaluator
+from nesbot.weights import MEATFIGHTER_2018
+
+FULL = 0x3FF
+
+
+def extra(rows20: list[int]) -> dict[str, float]:
+    values = all_features_py(rows20)
+    return dict(zip(ALL_FEATURE_NAMES, values, strict=True))
+
+
+def ref_extra(rows20: list[int]) -> dict[str, float]:
+    """The extra features cell by cell, from seeds.md and El-Tetris's features.js."""
+    grid = [[bool(rows20[r] >> c & 1) for c in range(10)] for r in range(20)]
+
+    def filled(r: int, c: int) -> bool:
+        if r > 19:
+            return True  # the floor
+        return c < 0 or c > 9 or grid[r][c]
+
+    top = [next((r for r in range(20) if grid[r][c]), 20) for c in range(10)]
+    covered = [(r, c) for c in range(10) for r in range(top[c] + 1, 20) if not grid[r][c]]
+    wells = 0
+    for r in range(20):
+        for c in range(10):
+            if not grid[r][c] and filled(r, c - 1) and filled(r, c + 1):
+                k = r
+                while k < 20 and not grid[k][c]:
+                    wells += 1
+                    k += 1
+    row_transitions = sum(
+        sum(filled(r, c) != filled(r, c + 1) for c in range(-1, 10)) for r in range(20)
+    )
+    column_transitions = sum(
+        sum(filled(r, c) != filled(r + 1, c) for r in range(20)) for c in range(10)
+    )
+    right = sum(1 for c in range(9) for r in range(top[c + 1], 20) if not grid[r][c])
+    left = sum(1 for c in range(1, 10) for r in range(top[c - 1], 20) if not grid[r][c])
+    return {
+        "landing_height": 0.0,
+        "covered_cells": len(covered),
+        "well_sums": wells,
+        "row_transitions_all_rows": row_transitions,
+        "column_transitions_from_floor": column_transitions,
+        "right_side_holes": right,
+        "covered_cell_heights": sum(20 - r for r, _c in covered),
+        "left_side_holes": left,
+    }
+
+
+def test_empty_board():
+    f = extra([0] * 20)
+    assert f["row_transitions_all_rows"] == 40  # wall -> empty -> wall on every row
+    assert f["column_transitions_from_floor"] == 10  # floor -> empty in every column
+    assert f["covered_cells"] == f["well_sums"] == 0
+    assert f["right_side_holes"] == f["left_side_holes"] == f["covered_cell_heights"] == 0
+
+
+def test_well_sums_count_the_run_below_each_well_cell():
+    # A three-deep well in column 2 (El-Tetris's "11011" x 3 example): 3 + 2 + 1.
+    rows = [0] * 17 + [FULL & ~(1 << 2)] * 3
+    assert extra(rows)["well_sums"] == 6
+
+
+def test_covered_cells_and_their_heights():
+    # Column 0 filled at row 10 only: rows 11..19 under it are covered, heights 9..1.
+    rows = [0] * 20
+    rows[10] = 1
+    f = extra(rows)
+    assert f["covered_cells"] == 9
+    assert f["covered_cell_heights"] == sum(range(1, 10))
+
+
+def test_side_holes_beside_a_tower():
+    # Column 5 three high: rules 1 and 3 see the three empty cells on either side.
+    rows = [0] * 17 + [1 << 5] * 3
+    f = extra(rows)
+    assert f["right_side_holes"] == 3  # column 4, at or below column 5's top
+    assert f["left_side_holes"] == 3  # column 6
+    assert f["covered_cells"] == 0
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_extra_features_match_the_reference_on_random_boards(seed):
+    rng = np.random.default_rng(seed)
+    height = int(rng.integers(0, 21))
+    rows = [0] * (20 - height) + [int(m) for m in rng.integers(0, FULL + 1, height)]
+    f = extra(rows)
+    expected = ref_extra(rows)
+    assert {k: f[k] for k in EXTRA_FEATURE_NAMES} == expected
+
+
+def test_registry_has_the_seeds_evaluators():
+    assert {
+        "meatfighter-2018",
+        "meatfighter-2014",
+        "el-tetris",
+        "yiyuan-lee",
+        "hidamari",
+        "nguyen-morua",
+    } <= set(EVALUATORS)
+    assert DEFAULT_EVALUATOR in EVALUATORS
+
+
+def test_higher_is_better_evaluators_are_negated_for_the_search():
+    el = EVALUATORS["el-tetris"]
+    vector = dict(zip(ALL_FEATURE_NAMES, el.as_vector(), strict=True))
+    assert vector["covered_cells"] == pytest.approx(7.899265427351652)
+    assert vector["total_lines_cleared"] == pytest.approx(-3.4181268101392694)
+    assert sum(1 for v in vector.values() if v) == 6
+
+
+def test_meatfighter_2018_is_the_weights_file():
+    mf = EVALUATORS["meatfighter-2018"]
+    assert mf.as_vector()[:17] == MEATFIGHTER_2018.as_vector()
+    assert mf.calming and mf.ceiling == MEATFIGHTER_2018.ceiling
+    rows = [0] * 15 + [FULL & ~1] * 5
+    assert evaluate_py(rows, 1, 3, mf) == evaluate_py(rows, 1, 3, MEATFIGHTER_2018)
+
+
+def test_evaluation_is_the_weighted_sum_of_the_features_an_evaluator_uses():
+    rows = [0] * 14 + [FULL & ~(1 << 3), 0x1FF, 0x3EF, 0x3FE, 0x37F, FULL & ~(1 << 3)]
+    for evaluator in EVALUATORS.values():
+        trace = evaluate_trace(rows, 2, 5, evaluator, 6.5)
+        terms = [t[3] for t in trace[:-1]]
+        assert sum(terms) == pytest.approx(trace[-1][3]), evaluator.name
+        assert trace[-1][3] == pytest.approx(evaluate_py(rows, 2, 5, evaluator, 6.5))
+        if evaluator.name != "meatfighter-2018" and not evaluator.name.startswith("nesbot"):
+            assert {t[0] for t in trace[:-2]} == set(evaluator.weights), evaluator.name
+
+
+def test_get_evaluator_errors():
+    with pytest.raises(NesbotError, match="unknown evaluator"):
+        get_evaluator("nope")
+    with pytest.raises(NesbotError, match="not both"):
+        get_evaluator("el-tetris", "w.json")
+    with pytest.raises(ValueError, match="unknown features"):
+        Evaluator("x", {"holes": 1.0}, False, False, 0.0, "test")
+
+
+@pytest.mark.parametrize("name", sorted(EVALUATORS))
+def test_every_evaluator_drives_the_search_through_a_game(name):
+    planner = Planner(EVALUATORS[name])
+    game = Game.start(19, 0x1234, 3, 777)
+    result = play(planner, game, max_frames=3000)
+    assert result["pieces"] > 20
+    again = play(Planner(EVALUATORS[name]), Game.start(19, 0x1234, 3, 777), max_frames=3000)
+    assert again == result  # deterministic

@@ -1,0 +1,116 @@
+"""Whole simulated games (cython_core.simulate.play) and `nesbot simulate`."""
+
+import json
+
+import cv2
+import pytest
+from test_cli import _assert_one_line_error, nesbot
+
+from cython_core.game import Game
+from cython_core.search import Planner
+from cython_core.simulate import nes_rng, play
+from nesbot.evaluators import EVALUATORS
+from nesbot.stats import GameSpec, game_setup, play_one, simulate
+
+SUMMARY_KEYS = [
+    "games",
+    "maxout_rate",
+    "pre29_score_mean",
+    "pre29_score_median",
+    "pre29_score_p10",
+    "pre29_score_p90",
+    "reach29_rate",
+    "lines_mean",
+    "tetris_rate",
+    "post29_lines_median",
+    "pieces_per_s",
+]
+MEATFIGHTER = EVALUATORS["meatfighter-2018"]
+
+
+def test_the_c_loop_is_the_bots_protocol():
+    """play() sends the planned bytes from the first active frame, then nothing; the same
+    loop written out in Python reaches the same game, frame for frame."""
+    planner = Planner(MEATFIGHTER)
+    fast = Game.start(19, 0x5A5A, 9, 1234)
+    result = play(planner, fast, max_frames=4000)
+    slow = Game.start(19, 0x5A5A, 9, 1234)
+    plan, index, was_active = b"", 0, False
+    for _ in range(4000):
+        if slow.active and not was_active:
+            chosen = planner.plan(slow)
+            plan, index = (chosen[0] if chosen else b""), 0
+        was_active = slow.active
+        pad = 0
+        if slow.active and index < len(plan):
+            pad = plan[index]
+            index += 1
+        slow.step(pad)
+    assert slow.state() == fast.state()
+    assert result["frames"] == 4000
+
+
+def test_points_before_29_equal_the_score_below_the_cap():
+    rng, spawn_count, frame_counter = game_setup(5, 0)
+    result = play(Planner(MEATFIGHTER), Game.start(19, rng, spawn_count, frame_counter),
+                  max_frames=12_000)
+    assert 0 < result["score"] < 999_999
+    assert result["pre29_points"] == result["score"]
+    assert result["lines_at_29"] is None and not result["maxout"]
+
+
+def test_a_game_from_level_28_counts_level_29_and_beyond_apart():
+    result = play(Planner(MEATFIGHTER), Game.start(28, nes_rng(77), 1, 2))
+    assert result["topped_out"]
+    if result["lines_at_29"] is not None:
+        assert result["lines"] >= result["lines_at_29"]
+    assert result["pre29_points"] <= result["score"] or result["score"] == 999_999
+
+
+def test_stop_level_ends_a_game_when_the_level_is_reached():
+    result = play(Planner(MEATFIGHTER), Game.start(18, nes_rng(5), 0, 0), stop_level=19)
+    assert result["level"] == 19 or result["topped_out"]
+    assert not (result["level"] == 19 and result["topped_out"])
+
+
+def test_game_setup_depends_only_on_seed_and_index():
+    assert game_setup(3, 7) == game_setup(3, 7)
+    assert game_setup(3, 7) != game_setup(3, 8)
+    assert game_setup(3, 7) != game_setup(4, 7)
+
+
+def test_same_seed_same_figures_whatever_the_workers():
+    one, results_one = simulate(MEATFIGHTER, 3, level=28, seed=11, workers=1, progress=False)
+    two, results_two = simulate(MEATFIGHTER, 3, level=28, seed=11, workers=2, progress=False)
+    assert results_one == results_two
+    assert {k: v for k, v in vars(one).items() if k != "pieces_per_s"} == {
+        k: v for k, v in vars(two).items() if k != "pieces_per_s"
+    }
+    assert results_one[1] == play_one(GameSpec(MEATFIGHTER, 2, 28, 11, 1))
+
+
+def test_simulate_json_and_plot(tmp_path):
+    plot = tmp_path / "scores.png"
+    result = nesbot("simulate", "--games", "3", "--level", "28", "--seed", "2", "--workers",
+                    "2", "--json", "--plot", str(plot), "--evaluator", "meatfighter-2018")
+    assert result.returncode == 0, result.stderr
+    summary = json.loads(result.stdout)
+    assert list(summary) == SUMMARY_KEYS
+    assert summary["games"] == 3
+    assert 0 <= summary["maxout_rate"] <= 1 and summary["pieces_per_s"] > 0
+    image = cv2.imread(str(plot))
+    assert image is not None and image.shape[0] > 200 and image.shape[1] > 400
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["--games", "0"], ["--games 0"]),
+        (["--evaluator", "nope"], ["unknown evaluator"]),
+        (["--weights", "/nonexistent.json"], ["does not exist"]),
+        (["--plot", "/nonexistent/dir/x.png"], ["cannot write plot"]),
+        (["--workers", "0"], ["--workers 0"]),
+    ],
+)
+def test_simulate_bad_input(args, words):
+    _assert_one_line_error(nesbot("simulate", "--games", "1", "--level", "29", *args), *words)

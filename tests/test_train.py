@@ -1,0 +1,129 @@
+"""PSO training: the update rule, fitness, checkpoints and resume, workers and Ray."""
+
+import json
+
+import numpy as np
+import pytest
+from test_cli import _assert_one_line_error, nesbot
+
+from nesbot.errors import NesbotError
+from nesbot.stats import run_games
+from nesbot.train import (
+    INERTIA,
+    TrainConfig,
+    evaluate_swarm,
+    fitness_of,
+    new_swarm,
+    ray_runner,
+    step,
+    train,
+)
+from nesbot.weights import MEATFIGHTER_2018, load_weights
+
+# Games from level 28 to level 29 are short (a few hundred pieces), so tests stay quick.
+SMALL = TrainConfig(
+    start=MEATFIGHTER_2018.as_vector(), ceiling=1000.0, particles=2, games=2, level=28, seed=3
+)
+
+
+def quiet(_line: str) -> None:
+    pass
+
+
+def test_fitness_is_the_mean_of_the_best_third():
+    assert fitness_of([1, 2, 3, 4, 5, 6]) == 5.5
+    assert fitness_of([7]) == 7
+
+
+def test_the_swarm_starts_at_and_around_the_start_weights():
+    swarm = new_swarm(SMALL, np.random.default_rng(0))
+    assert swarm.positions.shape == (2, 17)
+    assert list(swarm.positions[0]) == SMALL.start
+    assert np.all(np.abs(swarm.velocities) <= SMALL.max_velocity)
+
+
+def test_step_moves_toward_the_bests_with_clamped_velocity():
+    config = TrainConfig(start=[0.0] * 17, ceiling=0.0, particles=3, max_velocity=0.25)
+    swarm = new_swarm(config, np.random.default_rng(1))
+    swarm.velocities[:] = 0.0
+    before = swarm.positions.copy()
+    step(swarm, np.array([1.0, 5.0, 2.0]), config, np.random.default_rng(2))
+    assert swarm.global_fitness == 5.0
+    assert np.array_equal(swarm.global_best, before[1])
+    assert np.all(np.abs(swarm.velocities) <= 0.25)
+    # particle 1 is its own and the global best: with no velocity it stays put (inertia 0.73)
+    assert np.allclose(swarm.positions[1], before[1])
+    assert pytest.approx(0.729844) == INERTIA
+
+
+def test_a_stagnant_swarm_restarts_with_random_positions_and_keeps_its_best():
+    config = TrainConfig(start=[0.0] * 17, ceiling=0.0, particles=2, patience=2)
+    swarm = new_swarm(config, np.random.default_rng(1))
+    rng = np.random.default_rng(2)
+    step(swarm, np.array([3.0, 1.0]), config, rng)
+    best = swarm.global_best.copy()
+    step(swarm, np.array([2.0, 1.0]), config, rng)
+    step(swarm, np.array([2.0, 1.0]), config, rng)
+    assert swarm.restarts == 1
+    assert np.array_equal(swarm.global_best, best) and swarm.global_fitness == 3.0
+    assert np.all(np.isinf(swarm.best_fitness))
+
+
+def test_resume_continues_exactly(tmp_path):
+    straight = train(SMALL, 2, log=quiet)
+    checkpoint = tmp_path / "ck.json"
+    train(SMALL, 1, checkpoint, log=quiet)
+    resumed = train(SMALL, 2, checkpoint, resume=True, log=quiet)
+    assert resumed.history == straight.history
+    assert np.array_equal(resumed.positions, straight.positions)
+    assert json.loads(checkpoint.read_text())["iteration"] == 2
+
+
+def test_checkpoint_guards(tmp_path):
+    checkpoint = tmp_path / "ck.json"
+    train(SMALL, 1, checkpoint, log=quiet)
+    with pytest.raises(NesbotError, match="--resume"):
+        train(SMALL, 2, checkpoint, log=quiet)
+    other = TrainConfig(**{**vars(SMALL), "games": 3})
+    with pytest.raises(NesbotError, match="other settings"):
+        train(other, 2, checkpoint, resume=True, log=quiet)
+
+
+def test_workers_and_ray_give_the_same_fitness():
+    positions = new_swarm(SMALL, np.random.default_rng(0)).positions
+    alone = evaluate_swarm(SMALL, positions, lambda specs: run_games(specs, 1))
+    pooled = evaluate_swarm(SMALL, positions, lambda specs: run_games(specs, 2))
+    import ray  # the test extra installs it: Ray is tested, never skipped
+
+    try:
+        on_ray = evaluate_swarm(SMALL, positions, ray_runner("local", 2))
+    finally:
+        ray.shutdown()
+    assert list(alone) == list(pooled) == list(on_ray)
+    assert np.all(alone > 0)
+
+
+def test_train_command_writes_weights_with_provenance(tmp_path):
+    out = tmp_path / "w.json"
+    result = nesbot("train", "--out", str(out), "--particles", "2", "--games", "1",
+                    "--iterations", "1", "--level", "28", "--seed", "4", "--workers", "2")
+    assert result.returncode == 0, result.stderr
+    assert "iteration 1/1" in result.stderr
+    weights = load_weights(out)
+    provenance = weights.provenance
+    assert provenance["seed"] == 4 and provenance["games"] == 1
+    assert provenance["iterations"] == 1 and provenance["particles"] == 2
+    assert provenance["command"].startswith("nesbot train --out")
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["--evaluator", "el-tetris"], ["17-feature form"]),
+        (["--particles", "1"], ["--particles"]),
+        (["--out", "/nonexistent/dir/w.json"], ["cannot write weights"]),
+    ],
+)
+def test_train_bad_input(tmp_path, args, words):
+    base = ["train", "--out", str(tmp_path / "w.json"), "--iterations", "1"]
+    _assert_one_line_error(nesbot(*base, *args), *words)
