@@ -67,7 +67,7 @@ cdef class Searcher:
 # locked piece to `locked`. Returns the frame count, or -1 if a rotation or shift is
 # blocked, the piece locks before it gets there, or the path would exceed PLAIN_PATH_MAX.
 cdef enum:
-    PLAIN_PATH_MAX = 512
+    PLAIN_PATH_MAX = 2048     # level 0: 48 frames a row, about 1,000 frames to the floor
 cdef int plain_path(const Board* board, const Piece* start, uint8_t held, uint8_t level,
                     const InputModel* model, int8_t x, uint8_t orientation, bint finish_down,
                     uint8_t* pads, Piece* locked) noexcept nogil

@@ -272,6 +272,13 @@ cdef class Searcher:
             found.append((p.x, p.y, p.orientation, self.placement_pads(p)))
         return found
 
+    def plain_placements_of(self, Game game):
+        """The placements plain paths reach from the game's piece (what the two-piece chain
+        uses for the next piece): [(x, y, orientation)]."""
+        self.search_plain(&game.g.board, &game.g.piece, game.g.level)
+        return [(self.placements[k].x, self.placements[k].y, self.placements[k].orientation)
+                for k in range(self.placement_count)]
+
     @property
     def truncated_last(self) -> bool:
         return self.truncated

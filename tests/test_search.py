@@ -179,3 +179,34 @@ def test_golden_placement_counts():
 
 if __name__ == "__main__":
     GOLDEN.write_text(json.dumps(_golden_rows(), indent=1) + "\n")
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_plain_placements_are_a_subset_of_the_search(seed):
+    rng = np.random.default_rng(100 + seed)
+    rows = _random_board(rng, int(rng.integers(0, 12)))
+    orientation = [0x02, 0x07, 0x08, 0x0A, 0x0B, 0x0E, 0x12][seed % 7]
+    level = (0, 9, 19, 29)[seed % 4]
+    game = _game(rows, orientation, level)
+    searched = {p[:3] for p in Searcher(2, True).placements_of(game)}
+    plain = Searcher(2, True).plain_placements_of(game)
+    assert len(plain) == len(set(plain)) > 0
+    assert set(plain) <= searched
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_every_plan_locks_where_the_planner_says(seed):
+    from cython_core.search import Planner
+    from nesbot.evaluators import EVALUATORS
+
+    rng = np.random.default_rng(200 + seed)
+    rows = _random_board(rng, int(rng.integers(0, 12)))
+    orientation = [0x02, 0x07, 0x08, 0x0A, 0x0B, 0x0E, 0x12][seed % 7]
+    game = _game(rows, orientation, (9, 19, 29)[seed % 3], next_piece=0x12)
+    chosen = Planner(EVALUATORS["meatfighter-2018"]).plan(game)
+    assert chosen is not None
+    pads, x, y, o, _value = chosen
+    for pad in pads:
+        assert game.active
+        game.step(pad)
+    assert not game.active and game.position == (x, y, o)
