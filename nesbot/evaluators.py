@@ -9,6 +9,7 @@ cython_core/evaluate.pyx.
 """
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from cython_core.evaluate import ALL_FEATURE_NAMES, FEATURE_NAMES
@@ -140,7 +141,7 @@ def get_evaluator(name: str | None = None, weights_file: str | None = None) -> E
     if weights_file is not None and name is not None:
         raise NesbotError("give --weights FILE or --evaluator NAME, not both")
     if weights_file is not None:
-        return Evaluator.from_weights(load_weights(weights_file), str(weights_file))
+        return Evaluator.from_weights(load_weights(weights_file), Path(weights_file).name)
     name = name or DEFAULT_EVALUATOR
     if name not in EVALUATORS:
         raise NesbotError(f"unknown evaluator {name!r}; known: {', '.join(EVALUATORS)}")

@@ -163,3 +163,14 @@ def test_every_evaluator_drives_the_search_through_a_game(name):
     assert result["pieces"] > 20
     again = play(Planner(EVALUATORS[name]), Game.start(19, 0x1234, 3, 777), max_frames=3000)
     assert again == result  # deterministic
+
+
+def test_the_shipped_default_is_trained_weights_with_their_provenance():
+    assert DEFAULT_EVALUATOR == "nesbot-trained"
+    trained = EVALUATORS["nesbot-trained"]
+    assert trained.calming and len(trained.weights) == 17
+    provenance = trained.provenance
+    for key in ("command", "seed", "games", "iterations", "evaluation"):
+        assert key in provenance, key
+    assert provenance["command"].startswith("nesbot train ")
+    assert provenance["evaluation"]["maxout_rate"] > 0.47
