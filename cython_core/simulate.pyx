@@ -47,9 +47,10 @@ def play(Planner planner, Game game, long max_frames=10_000_000, int stop_level=
     level reaching `stop_level`.
 
     Returns score (as the game shows it, capped), lines, level, pieces, frames, tetrises,
-    topped_out, maxout (999,999 reached before level 29), pre29_points (points the ROM adds
-    while the level is below 29, uncapped: each clear's points as the ROM adds them, to a
-    zero score once the score is capped) and lines_at_29 (lines when level 29 began, None if it did not).
+    topped_out, maxout (999,999 reached before level 29), pre29_points (points earned while
+    the level is below 29, uncapped: the score's own increments, and once the score is
+    capped, what the ROM would add to a zero score) and lines_at_29 (lines when level 29
+    began, None if it did not).
     """
     cdef GameC* g = &game.g
     cdef GameC scratch

@@ -36,6 +36,18 @@ def _open_output(path: str, what: str):
         raise NesbotError(f"cannot write {what} {path}: {error.strerror}") from None
 
 
+def _check_writable(path: str, what: str) -> None:
+    """Fail now, not after a long run, if `path` cannot be written; leaves it untouched."""
+    import os
+
+    target = os.path.abspath(path)
+    folder = os.path.dirname(target)
+    if os.path.isdir(target) or not os.path.isdir(folder) or not os.access(folder, os.W_OK):
+        raise NesbotError(f"cannot write {what} {path}: no writable file there")
+    if os.path.exists(target) and not os.access(target, os.W_OK):
+        raise NesbotError(f"cannot write {what} {path}: permission denied")
+
+
 def run_replay(args: argparse.Namespace) -> int:
     from nesbot.fm2 import fceux_rom_md5, read_fm2
     from nesbot.replay import replay_on_emulator, replay_on_simulator
@@ -103,9 +115,8 @@ def run_simulate(args: argparse.Namespace) -> int:
     from nesbot.stats import plot_scores, simulate
 
     evaluator = get_evaluator(args.evaluator, args.weights)
-    plot = _open_output(args.plot, "plot") if args.plot else None  # fail before the games
-    if plot:
-        plot.close()
+    if args.plot:
+        _check_writable(args.plot, "plot")
     summary, results = simulate(
         evaluator,
         args.games,
@@ -150,7 +161,7 @@ def run_train(args: argparse.Namespace) -> int:
                           "starts from meatfighter-2018, nesbot-trained or a weights file")
     if args.particles < 2 or args.games < 1:
         raise NesbotError("train needs --particles >= 2 and --games >= 1")
-    _open_output(args.out, "weights").close()  # fail before hours of training
+    _check_writable(args.out, "weights")
     config = TrainConfig(
         start=[start.weights.get(name, 0.0) for name in FEATURE_NAMES],
         ceiling=start.ceiling,

@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
+from tqdm import tqdm
 
 from cython_core.game import Game
 from cython_core.search import Planner
@@ -149,8 +150,6 @@ def simulate(
     if not 0 <= level <= 29:
         raise NesbotError(f"--level {level} is outside 0-29")
     specs = [GameSpec(evaluator, tap_interval, level, seed, i) for i in range(games)]
-    from tqdm import tqdm
-
     started = time.perf_counter()
     with tqdm(total=games, unit="game", disable=not progress or None, leave=False) as bar:
         results = run_games(specs, workers, lambda: bar.update(1))

@@ -114,3 +114,11 @@ def test_simulate_json_and_plot(tmp_path):
 )
 def test_simulate_bad_input(args, words):
     _assert_one_line_error(nesbot("simulate", "--games", "1", "--level", "29", *args), *words)
+
+
+def test_a_failed_run_leaves_an_existing_plot_alone(tmp_path):
+    plot = tmp_path / "mine.png"
+    plot.write_bytes(b"the user's picture")
+    result = nesbot("simulate", "--games", "0", "--plot", str(plot))
+    assert result.returncode == 2
+    assert plot.read_bytes() == b"the user's picture"
