@@ -48,7 +48,9 @@ cdef class Searcher:
     cdef int32_t placement_count
     cdef uint64_t* placement_keys    # (x, y, orientation) already found, for dedup
     cdef bint truncated              # the node capacity ran out
+    cdef uint32_t _slot_of(self, uint64_t key) noexcept nogil
     cdef bint _visit(self, const Node* n) noexcept nogil
+    cdef void _clear_placements(self) noexcept nogil
     cdef void _reset_slots(self, uint32_t size) noexcept nogil
     cdef void _record(self, const Node* parent, int32_t parent_index, const Piece* locked,
                       uint8_t pad) noexcept nogil

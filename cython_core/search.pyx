@@ -97,6 +97,13 @@ cdef class Searcher:
             self.stamp = 1
         self.slot_mask = size - 1
 
+    cdef uint32_t _slot_of(self, uint64_t key) noexcept nogil:
+        """The slot holding `key`, or the free slot where it belongs."""
+        cdef uint32_t slot = mix(key) & self.slot_mask
+        while self.slots[slot].stamp == self.stamp and self.slots[slot].key != key:
+            slot = (slot + 1) & self.slot_mask
+        return slot
+
     cdef bint _visit(self, const Node* n) noexcept nogil:
         """Add the node if its state is new; False if seen before or out of room.
 
@@ -104,12 +111,10 @@ cdef class Searcher:
         table that stays in cache, and doubles (rehashing every node) at half load.
         """
         cdef uint64_t key = node_key(n)
-        cdef uint32_t slot = mix(key) & self.slot_mask
+        cdef uint32_t slot = self._slot_of(key)
         cdef int32_t i
-        while self.slots[slot].stamp == self.stamp:
-            if self.slots[slot].key == key:
-                return False
-            slot = (slot + 1) & self.slot_mask
+        if self.slots[slot].stamp == self.stamp:
+            return False
         if self.count >= self.capacity:
             self.truncated = True
             return False
@@ -121,12 +126,17 @@ cdef class Searcher:
             self._reset_slots(2 * (self.slot_mask + 1))
             for i in range(self.count):
                 key = node_key(&self.nodes[i])
-                slot = mix(key) & self.slot_mask
-                while self.slots[slot].stamp == self.stamp:
-                    slot = (slot + 1) & self.slot_mask
+                slot = self._slot_of(key)
                 self.slots[slot].stamp = self.stamp
                 self.slots[slot].key = key
         return True
+
+    cdef void _clear_placements(self) noexcept nogil:
+        """Forget the last search: no nodes, no placements."""
+        self.count = 0
+        self.placement_count = 0
+        self.truncated = False
+        memset(self.placement_keys, 0xFF, PLACEMENT_HASH * sizeof(uint64_t))
 
     cdef void _record(self, const Node* parent, int32_t parent_index, const Piece* locked,
                       uint8_t pad) noexcept nogil:
@@ -164,10 +174,7 @@ cdef class Searcher:
         cdef int nh, nr
         cdef uint8_t k_wait = self.model.tap_interval - 1
         self._reset_slots(INITIAL_SLOTS)
-        self.count = 0
-        self.placement_count = 0
-        self.truncated = False
-        memset(self.placement_keys, 0xFF, PLACEMENT_HASH * sizeof(uint64_t))
+        self._clear_placements()
         root.piece = start[0]
         root.pad = held
         for k in range(4):
@@ -230,10 +237,7 @@ cdef class Searcher:
         cdef int8_t x
         cdef uint8_t o = start.orientation
         cdef int turns, frames
-        self.count = 0
-        self.placement_count = 0
-        self.truncated = False
-        memset(self.placement_keys, 0xFF, PLACEMENT_HASH * sizeof(uint64_t))
+        self._clear_placements()
         root.frames = 0
         for turns in range(4):
             for x in range(-2, 12):

