@@ -11,6 +11,7 @@ import time
 
 import numpy as np
 
+from cython_core.buttons import DOWN, LEFT, RIGHT, A, B, nes_to_pad, pad_to_nes
 from cython_core.game import Game
 from cython_core.search import Planner
 from nesbot import ram
@@ -18,15 +19,33 @@ from nesbot.errors import NesbotError
 from nesbot.evaluators import Evaluator, get_evaluator
 
 TAP_RATES = {30: 2, 20: 3, 15: 4, 12: 5, 10: 6}  # Hz -> frames between presses of a button
+ALIGNED, STRADDLED = "aligned", "straddled"
+# Once reads straddle, every press is held for a second frame and released for at least one:
+# at most 20 Hz per button.
+STRADDLED_TAP_INTERVAL = 3
+PRESS_BUTTONS = (LEFT, RIGHT, A, B)
+LOCK_WAIT_FRAMES = 1000  # more than any piece can fall, even at level 0
 
 
 class Bot:
     """Callable policy: bot(ram) -> the button byte for the next frame.
 
-    `latency` is how many steps late the game logic runs after the pad poll in nes-py's
-    steps: 0 in the aligned window, 1 once the step boundary has drifted between the poll
-    and the logic (nesbot/emulator.py). The bot notices the change by a desync whose RAM
-    shows where the simulator was one step earlier (or later), and adapts.
+    How the game reads the buttons of nes-py's steps changes once in a long game, as the
+    step boundary drifts through the game's frame (nesbot/emulator.py). `reading` says how:
+
+    * aligned: a frame's pad poll and logic run in the same step, with that step's buttons.
+    * straddled (after about 57,000 steps): the poll starts in the step before the logic.
+      The game reads the pad twice and ANDs the reads, so for some hundreds of steps a
+      frame sees the buttons of the step before AND those of its own step; after that, it
+      sees the step before's alone; which of the two, varies from frame to frame at the
+      change. The bot sends each frame's buttons one step ahead and holds every new press
+      for a second frame, so both readings see the same presses on the same frames. A
+      piece's first frame polls later (its NMI draws the piece count), so a plan starts
+      with that frame and the next idle.
+
+    The bot sees the change in RAM's held buttons (the AND, or the step before's buttons),
+    or as a desync whose RAM shows where the simulator was one step earlier; it then plans
+    again.
     """
 
     def __init__(self, evaluator: Evaluator | None = None, tap_hz: int = 30) -> None:
@@ -36,55 +55,103 @@ class Bot:
         self.evaluator_name = evaluator.name
         self.tap_interval = TAP_RATES[tap_hz]
         self.planner = Planner(evaluator, tap_interval=self.tap_interval)
+        self._straddled_planner = Planner(
+            evaluator, tap_interval=max(self.tap_interval, STRADDLED_TAP_INTERVAL)
+        )
         self.desyncs = 0
-        self.latency = 0
+        self.reading = ALIGNED
         self.plan_seconds: list[float] = []
-        self._plan = b""
+        self._sent = (0, 0)  # the buttons of the last two steps, older first
+        self._plan = b""  # one button byte per frame, from the simulator's next frame on
         self._next = 0
         self._expected: Game | None = None
         # The simulator's piece position before and after the last frame it stepped: RAM
-        # shows `after` at latency 0 and `before` at latency 1.
+        # shows `after`, or `before` once the reading straddles (the simulator runs a frame
+        # ahead then).
         self._positions: tuple[tuple[int, int, int] | None, ...] = (None, None)
 
     def __call__(self, memory: np.ndarray) -> int:
+        was_aligned = self.reading == ALIGNED  # what the simulator stepped for
+        reading_changed = self._observe_poll(memory)
         if not ram.piece_active(memory):
             self._expected = None
-            return 0
+            return self._send(0)
         if self._expected is None:
             self._replan(memory)
         else:
             seen = _position(memory)
-            if seen != self._positions[1 - self.latency]:
+            if seen != self._positions[was_aligned]:
                 self.desyncs += 1
-                self._adapt_latency(seen)
+                if not reading_changed:
+                    self._adapt_reading(seen)
+                self._replan(memory)
+            elif reading_changed:
                 self._replan(memory)
         pad = self._plan[self._next] if self._next < len(self._plan) else 0
         self._next += 1
         before = self._expected.position
         self._expected.step(pad)
         self._positions = (before, self._expected.position)
+        return self._send(pad)
+
+    def _send(self, pad: int) -> int:
+        self._sent = (self._sent[1], pad)
         return pad
 
-    def _adapt_latency(self, seen: tuple[int, int, int]) -> None:
+    def _observe_poll(self, memory: np.ndarray) -> bool:
+        """True when RAM's held buttons show the last poll straddling two steps: the AND of
+        their buttons, or the older step's alone."""
+        older, last = self._sent
+        if self.reading != ALIGNED or older == last:
+            return False
+        held = nes_to_pad(int(memory[ram.HELD_BUTTONS]))
+        if held != last and held in (older & last, older):
+            self.reading = STRADDLED
+            return True
+        return False
+
+    def _adapt_reading(self, seen: tuple[int, int, int]) -> None:
         before, after = self._positions
-        if self.latency == 0 and seen == before != after:
-            self.latency = 1
-        elif self.latency == 1 and seen == after != before:
-            self.latency = 0
+        if self.reading == ALIGNED and seen == before != after:
+            self.reading = STRADDLED
+        elif self.reading == STRADDLED and seen == after != before:
+            self.reading = ALIGNED
 
     def _replan(self, memory: np.ndarray) -> None:
-        game = ram.game_from_ram(memory)
-        if self.latency:
-            game.logic_only()  # the frame whose pad was already polled
-            if not game.active:
-                self._plan, self._next, self._expected = b"", 0, game
-                return
+        if self.reading == ALIGNED:
+            game, lead, planner = ram.game_from_ram(memory), b"", self.planner
+        else:
+            game, lead = self._straddled_start(memory)
+            planner = self._straddled_planner
+        self._next, self._expected = 0, game
+        start = game.copy()
+        start.run(lead)
+        self._plan = lead
+        if not start.active:
+            return
         started = time.perf_counter()
-        chosen = self.planner.plan(game)
+        chosen = planner.plan(start)
         self.plan_seconds.append(time.perf_counter() - started)
-        self._plan = b"" if chosen is None else chosen[0]
-        self._next = 0
-        self._expected = game
+        if chosen is not None:
+            pads = chosen[0]
+            if self.reading == STRADDLED:
+                pads = _hold_presses(start, pads)
+            self._plan = lead + pads
+
+    def _straddled_start(self, memory: np.ndarray) -> tuple[Game, bytes]:
+        """The simulator one frame ahead of RAM, and the buttons to send first.
+
+        The frame after RAM's polls the last step's buttons, whether alone or ANDed with
+        this step's, so the bot sends them again: the frame sees them either way. RAM's
+        held buttons may still be the frame before's, so they are set from what was sent.
+        """
+        older, last = self._sent
+        patched = memory.copy()
+        patched[ram.HELD_BUTTONS] = pad_to_nes(last)
+        patched[ram.NEWLY_PRESSED] = pad_to_nes(last & ~older)
+        game = ram.game_from_ram(patched)
+        game.logic_only()
+        return game, bytes([last])
 
     def plan_ms(self, percentile: float) -> float | None:
         if not self.plan_seconds:
@@ -95,3 +162,35 @@ class Bot:
 def _position(memory: np.ndarray) -> tuple[int, int, int]:
     x, y = int(memory[ram.TETRIMINO_X]), int(memory[ram.TETRIMINO_Y])
     return (x - 256 if x > 127 else x, y - 256 if y > 127 else y, int(memory[ram.CURRENT_PIECE]))
+
+
+def _hold_presses(game: Game, pads: bytes) -> bytes:
+    """`pads` with every new press held one frame more and Down one frame past the lock,
+    so that a frame that ANDs its buttons with the next frame's sees the same presses (see
+    Bot). A shift held into a frame that starts the soft drop would stop it from starting,
+    so there the soft drop starts a frame later. Kept only if it locks the same way."""
+    held = bytearray(pads) + bytes(1)
+    previous = 0
+    for frame, pad in enumerate(pads):
+        for button in PRESS_BUTTONS:
+            if pad & button and not previous & button:
+                if button in (LEFT, RIGHT):
+                    if held[frame + 1] & (LEFT | RIGHT) & ~button:
+                        continue  # the other direction next: holding this one would win
+                    held[frame + 1] &= ~DOWN
+                held[frame + 1] |= button
+        previous = pad
+    if pads:
+        held[-1] |= pads[-1] & DOWN
+    same = _lock_place(game, pads) == _lock_place(game, bytes(held))
+    return bytes(held) if same else pads
+
+
+def _lock_place(game: Game, pads: bytes) -> tuple[int, int, int]:
+    """Where the piece locks when `pads` are pressed and then nothing."""
+    game = game.copy()
+    for frame in range(len(pads) + LOCK_WAIT_FRAMES):
+        game.step(pads[frame] if frame < len(pads) else 0)
+        if not game.active:
+            break
+    return game.position

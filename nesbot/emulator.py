@@ -12,7 +12,9 @@ steps. Measured with this ROM, counting steps from power-on:
   step is one whole frame (NMI, poll of this step's buttons, logic), and RAM read after
   step(pad) already shows what `pad` did;
 * after that the boundary reaches the next frame's NMI: its screen-row copy and line-clear
-  animation step show in RAM one step early, and later the poll moves too.
+  animation step show in RAM one step early; from about 57,000 it lies between the poll's
+  two pad reads, which the game ANDs, and from about 57,800 between the poll and the logic
+  (nesbot/bot.py follows the bot's buttons through this).
 
 nesbot plays in the third window (ALIGNED_FRAMES); the simulator's step is that whole frame.
 """

@@ -4,9 +4,12 @@ import json
 import subprocess
 import sys
 
-from cython_core.buttons import DOWN
+import pytest
+
+from cython_core.buttons import DOWN, LEFT, RIGHT, A, B
+from cython_core.game import Game
 from nesbot import ram
-from nesbot.bot import Bot
+from nesbot.bot import STRADDLED, Bot, _hold_presses, _lock_place
 from nesbot.evaluators import EVALUATORS
 
 PLAY_KEYS = {
@@ -44,6 +47,47 @@ def test_bot_plays_without_desyncs(emulator, new_game):
     assert len(bot.plan_seconds) >= 40  # one plan per piece
     assert not state.topped_out and state.lines >= 10
     assert not any(pad & 0x0C for pad in pads)  # never Start or Select
+
+
+def test_bot_follows_the_pad_poll_when_steps_straddle_it(emulator, new_game):
+    """After about 57,000 nes-py steps the step boundary crosses the game's two pad reads:
+    first a frame sees two steps' buttons ANDed, then the step before's alone
+    (nesbot/bot.py). The bot must notice and play through it without a desync."""
+    new_game(19, seed=3, not_before=56_600)
+    bot = Bot()
+    while emulator.frame < 58_400 and emulator.ram[ram.PLAY_STATE] != ram.PLAY_TOPPED_OUT:
+        emulator.step(bot(emulator.ram))
+    state = ram.decode(emulator.ram)
+    assert bot.reading == STRADDLED
+    assert bot.desyncs == 0
+    assert not state.topped_out and state.lines >= 8
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_held_presses_lock_alike_whether_anded_or_late(seed):
+    """A straddled frame sees its buttons ANDed with the next frame's, or alone: with every
+    press held for a second frame, both lock the piece where the plan does."""
+    bot = Bot(tap_hz=30)
+    game = Game.start(19, 0x8988 + seed * 977)
+    planner = bot._straddled_planner
+    for _ in range(12):
+        while not game.active and not game.topped_out:
+            game.step(0)
+        if game.topped_out:
+            break
+        pads = planner.plan(game)[0]
+        held = _hold_presses(game, pads)
+        planned = _lock_place(game, pads)
+        anded = bytes(a & b for a, b in zip(held, held[1:] + bytes(1), strict=True))
+        assert _lock_place(game, held) == planned
+        assert _lock_place(game, anded) == planned
+        presses = LEFT | RIGHT | A | B
+        for frame in range(len(held) - 1):  # every press lasts exactly two frames
+            new = held[frame] & ~(held[frame - 1] if frame else 0) & presses
+            assert held[frame + 1] & new == new
+            after = held[frame + 2] if frame + 2 < len(held) else 0
+            assert not after & new
+        game.run(pads)
 
 
 def test_play_json_video_and_log_replay(tmp_path, rom_path):
