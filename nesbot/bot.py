@@ -133,9 +133,9 @@ class Bot:
         chosen = planner.plan(start)
         self.plan_seconds.append(time.perf_counter() - started)
         if chosen is not None:
-            pads = chosen[0]
+            pads, x, y, orientation, _value = chosen
             if self.reading == STRADDLED:
-                pads = _hold_presses(start, pads)
+                pads = _hold_presses(start, pads, (x, y, orientation))
             self._plan = lead + pads
 
     def _straddled_start(self, memory: np.ndarray) -> tuple[Game, bytes]:
@@ -164,11 +164,12 @@ def _position(memory: np.ndarray) -> tuple[int, int, int]:
     return (x - 256 if x > 127 else x, y - 256 if y > 127 else y, int(memory[ram.CURRENT_PIECE]))
 
 
-def _hold_presses(game: Game, pads: bytes) -> bytes:
+def _hold_presses(game: Game, pads: bytes, place: tuple[int, int, int]) -> bytes:
     """`pads` with every new press held one frame more and Down one frame past the lock,
     so that a frame that ANDs its buttons with the next frame's sees the same presses (see
     Bot). A shift held into a frame that starts the soft drop would stop it from starting,
-    so there the soft drop starts a frame later. Kept only if it locks the same way."""
+    so there the soft drop starts a frame later. Kept only if it still locks at `place`,
+    where `pads` lock (the planner's choice)."""
     held = bytearray(pads) + bytes(1)
     previous = 0
     for frame, pad in enumerate(pads):
@@ -182,8 +183,7 @@ def _hold_presses(game: Game, pads: bytes) -> bytes:
         previous = pad
     if pads:
         held[-1] |= pads[-1] & DOWN
-    same = _lock_place(game, pads) == _lock_place(game, bytes(held))
-    return bytes(held) if same else pads
+    return bytes(held) if _lock_place(game, bytes(held)) == place else pads
 
 
 def _lock_place(game: Game, pads: bytes) -> tuple[int, int, int]:

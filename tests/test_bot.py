@@ -75,9 +75,9 @@ def test_held_presses_lock_alike_whether_anded_or_late(seed):
             game.step(0)
         if game.topped_out:
             break
-        pads = planner.plan(game)[0]
-        held = _hold_presses(game, pads)
-        planned = _lock_place(game, pads)
+        pads, x, y, orientation, _value = planner.plan(game)
+        planned = (x, y, orientation)
+        held = _hold_presses(game, pads, planned)
         anded = bytes(a & b for a, b in zip(held, held[1:] + bytes(1), strict=True))
         assert _lock_place(game, held) == planned
         assert _lock_place(game, anded) == planned
