@@ -15,6 +15,7 @@ from cython_core.buttons import DOWN, LEFT, RIGHT, A, B, nes_to_pad, pad_to_nes
 from cython_core.game import Game
 from cython_core.search import Planner
 from nesbot import ram
+from nesbot.emulator import AND_ONSET
 from nesbot.errors import NesbotError
 from nesbot.evaluators import Evaluator, get_evaluator
 
@@ -28,7 +29,7 @@ LOCK_WAIT_FRAMES = 1000  # more than any piece can fall, even at level 0
 
 
 class Bot:
-    """Callable policy: bot(ram) -> the button byte for the next frame.
+    """Callable policy: bot(ram, steps since power-on) -> the button byte for the next step.
 
     How the game reads the buttons of nes-py's steps changes once in a long game, as the
     step boundary drifts through the game's frame (nesbot/emulator.py). `reading` says how:
@@ -43,9 +44,10 @@ class Bot:
       piece's first frame polls later (its NMI draws the piece count), so a plan starts
       with that frame and the next idle.
 
-    The bot sees the change in RAM's held buttons (the AND, or the step before's buttons),
-    or as a desync whose RAM shows where the simulator was one step earlier; it then plans
-    again.
+    The change comes at a known step count (nesbot.emulator.AND_ONSET): the bot sends no
+    new press while frames may read either way, then plays straddled. Should RAM show it
+    anyway (held buttons that are the AND or the step before's, or a desync whose RAM shows
+    where the simulator was one step earlier), the bot switches then and plans again.
     """
 
     def __init__(self, evaluator: Evaluator | None = None, tap_hz: int = 30) -> None:
@@ -70,9 +72,12 @@ class Bot:
         # ahead then).
         self._positions: tuple[tuple[int, int, int] | None, ...] = (None, None)
 
-    def __call__(self, memory: np.ndarray) -> int:
+    def __call__(self, memory: np.ndarray, frame: int) -> int:
+        """The buttons for the next step, given RAM after `frame` steps since power-on."""
         was_aligned = self.reading == ALIGNED  # what the simulator stepped for
         reading_changed = self._observe_poll(memory)
+        if was_aligned and frame + 1 >= AND_ONSET.stop:
+            self.reading, reading_changed = STRADDLED, True
         if not ram.piece_active(memory):
             self._expected = None
             return self._send(0)
@@ -89,6 +94,8 @@ class Bot:
                 self._replan(memory)
         pad = self._plan[self._next] if self._next < len(self._plan) else 0
         self._next += 1
+        if self.reading == ALIGNED and frame + 1 in AND_ONSET:
+            pad &= self._sent[1]  # no new press: the own and the ANDed reading see it alike
         before = self._expected.position
         self._expected.step(pad)
         self._positions = (before, self._expected.position)

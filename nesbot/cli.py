@@ -49,6 +49,7 @@ def _check_writable(path: str, what: str) -> None:
 
 
 def run_replay(args: argparse.Namespace) -> int:
+    from nesbot.emulator import ALIGNED_FRAMES
     from nesbot.fm2 import fceux_rom_md5, read_fm2
     from nesbot.replay import replay_on_emulator, replay_on_simulator
 
@@ -66,6 +67,13 @@ def run_replay(args: argparse.Namespace) -> int:
             observers = (stack.enter_context(VideoWriter(args.video, args.scale)),)
         if args.engine == "sim":
             summary = replay_on_simulator(rom, log, trace)
+            if summary.frames > ALIGNED_FRAMES.stop:
+                print(
+                    f"note: the game went on past frame {ALIGNED_FRAMES.stop}, where nes-py's "
+                    "step boundary leaves the game's frame boundary; from there the "
+                    "emulator's game can differ from the simulator's (see the README)",
+                    file=sys.stderr,
+                )
         else:
             summary = replay_on_emulator(rom, log, trace, observers)
     if args.json:

@@ -33,6 +33,15 @@ from nesbot.errors import NesbotError
 # runs longer still: clearing a full row 0 (only possible with the stack at the ceiling)
 # moves the whole 256-byte page, and until step ~32,000 RAM is read in the middle of it.
 ALIGNED_FRAMES = range(24_000, 55_500)
+# The steps where an active piece's frames start to AND two steps' buttons: before them a
+# frame reads its own step's, after them the AND (from about 57,800, the step before's
+# alone), and inside them either, from frame to frame. Measured in seven games with an
+# inert Up toggled every step (the game's held byte shows which reading a frame used): the
+# first AND at step 57,005, the last own reading at 57,011. The NMI starts up to about 7
+# CPU cycles late (the main loop's 6-cycle vblank wait, the OAM DMA's odd cycle), about 21
+# steps of drift, so the range allows that much on both sides. A piece's first frame, and
+# the frames that copy playfield rows, poll later and read their own step's a little longer.
+AND_ONSET = range(56_990, 57_030)
 
 
 class Emulator:

@@ -1,7 +1,8 @@
 """`nesbot play`: boot the ROM, reach the start level through the menus, and let the bot play.
 
 The frame loop asks a policy for each frame's button byte, given the emulator's RAM between
-two frames, and steps the emulator with it until top-out (or --max-frames).
+two frames and the steps since power-on, and steps the emulator with it until top-out (or
+--max-frames).
 """
 
 import argparse
@@ -22,7 +23,7 @@ from nesbot.fm2 import Fm2Writer, fceux_rom_md5
 from nesbot.menus import GameSetup, start_game
 from nesbot.rom import Rom, load_rom
 
-Policy = Callable[[np.ndarray], int]
+Policy = Callable[[np.ndarray, int], int]  # (RAM, steps since power-on) -> buttons
 PROGRESS_EVERY = 30  # frames between terminal progress updates
 NES_FPS = 60.0988
 MAX_SCORE = 999_999
@@ -66,7 +67,7 @@ def play_game(
     while memory[ram.PLAY_STATE] != ram.PLAY_TOPPED_OUT and (
         max_frames is None or frames < max_frames
     ):
-        emu.step(policy(memory))
+        emu.step(policy(memory, emu.frame))
         frames += 1
         if realtime:
             delay = started + frames / NES_FPS - time.perf_counter()

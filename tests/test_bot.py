@@ -10,6 +10,7 @@ from cython_core.buttons import DOWN, LEFT, RIGHT, A, B
 from cython_core.game import Game
 from nesbot import ram
 from nesbot.bot import STRADDLED, Bot, _hold_presses, _lock_place
+from nesbot.emulator import AND_ONSET
 from nesbot.evaluators import EVALUATORS
 
 PLAY_KEYS = {
@@ -36,7 +37,7 @@ def test_bot_plays_without_desyncs(emulator, new_game):
     bot = Bot(EVALUATORS["meatfighter-2018"])
     pads = []
     for _ in range(2500):
-        pad = bot(emulator.ram)
+        pad = bot(emulator.ram, emulator.frame)
         pads.append(pad)
         emulator.step(pad)
         if emulator.ram[ram.PLAY_STATE] == ram.PLAY_TOPPED_OUT:
@@ -52,15 +53,24 @@ def test_bot_plays_without_desyncs(emulator, new_game):
 def test_bot_follows_the_pad_poll_when_steps_straddle_it(emulator, new_game):
     """After about 57,000 nes-py steps the step boundary crosses the game's two pad reads:
     first a frame sees two steps' buttons ANDed, then the step before's alone
-    (nesbot/bot.py). The bot must notice and play through it without a desync."""
-    new_game(19, seed=3, not_before=56_600)
+    (nesbot/bot.py). The bot plays into that aligned, sends no new press while frames may
+    read either way (AND_ONSET), and plays through the rest without a desync."""
+    new_game(19, not_before=56_300)
     bot = Bot()
+    previous, press_steps = 0, []
     while emulator.frame < 58_400 and emulator.ram[ram.PLAY_STATE] != ram.PLAY_TOPPED_OUT:
-        emulator.step(bot(emulator.ram))
+        pad = bot(emulator.ram, emulator.frame)
+        emulator.step(pad)
+        if pad & ~previous:
+            press_steps.append(emulator.frame)
+        previous = pad
     state = ram.decode(emulator.ram)
     assert bot.reading == STRADDLED
     assert bot.desyncs == 0
     assert not state.topped_out and state.lines >= 8
+    assert not [step for step in press_steps if step in AND_ONSET]
+    assert sum(step < AND_ONSET.start for step in press_steps) > 30  # it played aligned
+    assert sum(step >= AND_ONSET.stop for step in press_steps) > 80  # and straddled
 
 
 @pytest.mark.parametrize("seed", range(6))
