@@ -41,7 +41,7 @@ def recording(rom, emulator, tmp_path_factory):
             emulator,
             setup,
             rom,
-            policy=lambda memory: int(rng.choice(choices)),
+            policy=lambda memory, frame: int(rng.choice(choices)),
             max_frames=GAME_FRAMES,
         )
     emulator.observers.clear()
