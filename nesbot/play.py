@@ -26,7 +26,6 @@ from nesbot.rom import Rom, load_rom
 Policy = Callable[[np.ndarray, int], int]  # (RAM, steps since power-on) -> buttons
 PROGRESS_EVERY = 30  # frames between terminal progress updates
 NES_FPS = 60.0988
-MAX_SCORE = 999_999
 
 
 @dataclass(frozen=True)
@@ -78,7 +77,7 @@ def play_game(
             pieces += 1
             if maxout_lines is None and memory[ram.SCORE + 2] == 0x99:
                 state = ram.decode(memory)
-                if state.score >= MAX_SCORE and state.level < 29:  # maxout: before level 29
+                if state.score >= ram.SCORE_CAP and state.level < 29:  # maxout: before level 29
                     maxout_lines = state.lines
         was_active = active
         if progress is not None and frames % PROGRESS_EVERY == 0:

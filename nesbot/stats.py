@@ -20,11 +20,11 @@ from tqdm import tqdm
 from cython_core.game import Game
 from cython_core.search import Planner
 from cython_core.simulate import nes_rng, play
+from nesbot import ram
 from nesbot.errors import NesbotError
 from nesbot.evaluators import Evaluator
 
 MEATFIGHTER_MEDIAN = 989_200  # his published median of ~1.7 million 19-28 games
-SCORE_CAP = 999_999
 RNG_CYCLE = 32_767
 MAX_FRAMES = 20_000_000  # a guard only: a game from level 0 to level 39 is ~100x shorter
 # A bot that keeps the stack low can survive 1 frame per row for thousands of lines (and the
@@ -174,7 +174,7 @@ def plot_scores(results: Iterable[dict], path: str | Path, title: str) -> None:
     for axis in (hist, cdf):
         axis.axvline(MEATFIGHTER_MEDIAN, color="#cc6677", linestyle="--",
                      label=f"meatfighter median {MEATFIGHTER_MEDIAN:,}")
-        axis.axvline(SCORE_CAP, color="#228833", linestyle=":", label="999,999 cap")
+        axis.axvline(ram.SCORE_CAP, color="#228833", linestyle=":", label="999,999 cap")
         axis.xaxis.set_major_formatter(lambda v, _pos: f"{v / 1e6:.1f}M")
     cdf.legend(loc="upper left")
     figure.suptitle(title)
