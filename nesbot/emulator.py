@@ -35,7 +35,7 @@ from nesbot.errors import NesbotError
 ALIGNED_FRAMES = range(24_000, 55_500)
 # The steps where an active piece's frames start to AND two steps' buttons: before them a
 # frame reads its own step's, after them the AND (from about 57,800, the step before's
-# alone), and inside them either, from frame to frame. Measured in seven games with an
+# alone), and inside them either, from frame to frame. Measured in eight game runs with an
 # inert Up toggled every step (the game's held byte shows which reading a frame used): the
 # first AND at step 57,005, the last own reading at 57,011. The NMI starts up to about 7
 # CPU cycles late (the main loop's 6-cycle vblank wait, the OAM DMA's odd cycle), about 21
