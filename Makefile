@@ -26,11 +26,11 @@ play: $(VENV)/.installed-demo
 	$(VENV)/bin/nesbot play $(PLAY_ARGS)
 
 test: $(VENV)/.installed-test
-	$(VENV)/bin/ruff check nesbot cython_core tests scripts
+	$(VENV)/bin/ruff check nesbot tests scripts
 	$(VENV)/bin/python -m pytest -q
 
 lint: $(VENV)/.installed-test
-	$(VENV)/bin/ruff check nesbot cython_core tests scripts
+	$(VENV)/bin/ruff check nesbot tests scripts
 
 bench: $(VENV)/.installed-test
 	$(PY) scripts/bench_sim.py

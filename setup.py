@@ -1,4 +1,9 @@
-"""Build the Cython extensions of cython_core; all metadata lives in pyproject.toml."""
+"""Build the Cython extensions; all metadata lives in pyproject.toml.
+
+The sources live in cython_core/; they are built and installed as the package nesbot._core
+(nesbot/_core is a link to cython_core), so an installed nesbot adds only `nesbot` to a
+user's environment and every cimport names the package the module is installed as.
+"""
 
 from pathlib import Path
 
@@ -9,8 +14,8 @@ HERE = Path(__file__).parent
 
 extensions = [
     Extension(
-        f"cython_core.{pyx.stem}",
-        [f"cython_core/{pyx.name}"],
+        f"nesbot._core.{pyx.stem}",
+        [f"nesbot/_core/{pyx.name}"],
         include_dirs=["cython_core"],
         extra_compile_args=["-O3"],
     )

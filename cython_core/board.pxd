@@ -6,7 +6,7 @@
 # and lock there, they count in collisions, and ordinary line clears never touch them.
 # Invariant: only bits 0-9 of a row are ever set.
 from libc.stdint cimport uint16_t
-from cython_core.pieces cimport NES_CELLS
+from nesbot._core.pieces cimport NES_CELLS
 
 cdef enum:
     BOARD_HIDDEN = 2        # rows above row 0 that the ROM can address

@@ -9,7 +9,7 @@
 # Error contract: everything here is `noexcept nogil`; no function can fail, and every
 # function only reads the board. Full rows are allowed (features stay defined) although
 # the search only evaluates boards after their line clears.
-from cython_core.board cimport Board
+from nesbot._core.board cimport Board
 
 cdef enum:
     FEATURE_COUNT = 17               # meatfighter's 2018 features, indices 0..16

@@ -39,8 +39,8 @@ import time
 
 from libc.string cimport memset
 
-from cython_core.board cimport BOARD_HIDDEN, BOARD_ROWS, FIELD_ROWS, FULL_ROW, Board, fits
-from cython_core.pieces cimport NES_SPAWN_TABLE
+from nesbot._core.board cimport BOARD_HIDDEN, BOARD_ROWS, FIELD_ROWS, FULL_ROW, Board, fits
+from nesbot._core.pieces cimport NES_SPAWN_TABLE
 
 cdef extern from *:
     int lowest_bit "__builtin_ctz"(unsigned int x) noexcept nogil

@@ -1,4 +1,4 @@
-from cython_core.rules cimport Game as GameC
+from nesbot._core.rules cimport Game as GameC
 
 cdef class Game:
     cdef GameC g                # the whole game; copied with one memcpy

@@ -6,8 +6,8 @@ The RAM layout is not known here: nesbot.ram maps RAM to `state()`/`from_state()
 from libc.stdint cimport uint8_t, uint16_t, uint64_t
 from libc.string cimport memcpy
 
-from cython_core.board cimport BOARD_ROWS
-from cython_core.rules cimport (
+from nesbot._core.board cimport BOARD_ROWS
+from nesbot._core.rules cimport (
     PLAY_ACTIVE,
     PLAY_TOPPED_OUT,
     Game as GameC,

@@ -3,7 +3,7 @@
 #
 # Error contract: everything here is `noexcept nogil`; no function can fail.
 from libc.stdint cimport int8_t, uint8_t, uint16_t
-from cython_core.board cimport Board
+from nesbot._core.board cimport Board
 
 ctypedef struct Piece:
     # The active piece and the counters that decide what the next frame's buttons do.

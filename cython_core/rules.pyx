@@ -10,9 +10,9 @@ what the emulator's RAM shows after each step.
 
 from libc.string cimport memset
 
-from cython_core.board cimport BOARD_HIDDEN, BOARD_ROWS, clear_row, fits, place, row_full
-from cython_core.buttons cimport BTN_A, BTN_B, BTN_DOWN, BTN_DPAD, BTN_LEFT, BTN_RIGHT
-from cython_core.pieces cimport (
+from nesbot._core.board cimport BOARD_HIDDEN, BOARD_ROWS, clear_row, fits, place, row_full
+from nesbot._core.buttons cimport BTN_A, BTN_B, BTN_DOWN, BTN_DPAD, BTN_LEFT, BTN_RIGHT
+from nesbot._core.pieces cimport (
     NES_FRAMES_PER_ROW,
     NES_POINTS,
     NES_ROTATE_A,

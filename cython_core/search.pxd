@@ -1,9 +1,9 @@
 # Move generation: breadth-first search over per-frame gamepad states, advanced only
 # through rules.piece_frame (the shared frame step), and the two-piece search chain.
 from libc.stdint cimport int8_t, int32_t, uint8_t, uint16_t, uint32_t, uint64_t
-from cython_core.board cimport Board
-from cython_core.evaluate cimport Weights
-from cython_core.rules cimport Game as GameC, Piece
+from nesbot._core.board cimport Board
+from nesbot._core.evaluate cimport Weights
+from nesbot._core.rules cimport Game as GameC, Piece
 
 ctypedef struct InputModel:
     uint8_t tap_interval     # frames between presses of one button: 2 = 30 Hz ... 6 = 10 Hz

@@ -13,9 +13,9 @@ from libc.stdint cimport int8_t, int32_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memcpy, memset
 
-from cython_core.board cimport BOARD_HIDDEN, Board, clear_row, place, row_full
-from cython_core.buttons cimport BTN_A, BTN_B, BTN_DOWN, BTN_LEFT, BTN_RIGHT
-from cython_core.evaluate cimport (
+from nesbot._core.board cimport BOARD_HIDDEN, Board, clear_row, place, row_full
+from nesbot._core.buttons cimport BTN_A, BTN_B, BTN_DOWN, BTN_LEFT, BTN_RIGHT
+from nesbot._core.evaluate cimport (
     Weights,
     blocks_spawn,
     evaluate,
@@ -23,9 +23,9 @@ from cython_core.evaluate cimport (
     load_weights,
     touches_ceiling,
 )
-from cython_core.game cimport Game
-from cython_core.pieces cimport NES_CELLS, NES_ROTATE_A, NES_ROTATE_B
-from cython_core.rules cimport Game as GameC, Piece, count_lines, piece_frame
+from nesbot._core.game cimport Game
+from nesbot._core.pieces cimport NES_CELLS, NES_ROTATE_A, NES_ROTATE_B
+from nesbot._core.rules cimport Game as GameC, Piece, count_lines, piece_frame
 
 cdef enum:
     PLACEMENT_CAPACITY = 1024
@@ -389,7 +389,7 @@ cdef class Planner:
     """The two-piece search chain: every placement of the current piece x every placement
     of the next, scored on the final board (lower is better); ties go to the first found.
 
-    `weights`: anything cython_core.evaluate takes (nesbot.weights.Weights, an evaluator of
+    `weights`: anything nesbot._core.evaluate takes (nesbot.weights.Weights, an evaluator of
     nesbot.evaluators, or 17/18 floats). Its `calming` flag turns meatfighter's rules 1, 3
     and 4 on (rule 2 is its ceiling weight). `second`: "plain" finds the next piece's
     placements by plain paths (rotate and shift as early as allowed, then fall), "search"

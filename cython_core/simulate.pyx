@@ -8,8 +8,8 @@ per frame, then nothing until the next piece. So simulated figures carry over to
 from libc.stdint cimport uint8_t, uint16_t, uint32_t
 from libc.stdlib cimport free, malloc
 
-from cython_core.game cimport Game
-from cython_core.rules cimport (
+from nesbot._core.game cimport Game
+from nesbot._core.rules cimport (
     PLAY_ACTIVE,
     PLAY_CLEAR_ANIMATION,
     PLAY_SCORE,
@@ -18,7 +18,7 @@ from cython_core.rules cimport (
     game_step,
     rng_step,
 )
-from cython_core.search cimport Planner
+from nesbot._core.search cimport Planner
 
 cdef enum:
     PATH_ROOM = 65536                # Placement.frames is 16 bits

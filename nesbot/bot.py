@@ -11,10 +11,10 @@ import time
 
 import numpy as np
 
-from cython_core.buttons import DOWN, LEFT, RIGHT, A, B, nes_to_pad, pad_to_nes
-from cython_core.game import Game
-from cython_core.search import Planner
 from nesbot import ram
+from nesbot._core.buttons import DOWN, LEFT, RIGHT, A, B, nes_to_pad, pad_to_nes
+from nesbot._core.game import Game
+from nesbot._core.search import Planner
 from nesbot.emulator import AND_ONSET
 from nesbot.errors import NesbotError
 from nesbot.evaluators import Evaluator, get_evaluator

@@ -120,10 +120,11 @@ def run_explain(args: argparse.Namespace) -> int:
 def run_simulate(args: argparse.Namespace) -> int:
     from nesbot.bot import TAP_RATES
     from nesbot.evaluators import get_evaluator
-    from nesbot.stats import plot_scores, simulate
+    from nesbot.stats import plot_scores, require_matplotlib, simulate
 
     evaluator = get_evaluator(args.evaluator, args.weights)
     if args.plot:
+        require_matplotlib()
         _check_writable(args.plot, "plot")
     summary, results = simulate(
         evaluator,

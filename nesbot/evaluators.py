@@ -1,6 +1,6 @@
 """The seeds' evaluators, by name, all in one form the two-piece search can drive.
 
-An evaluator is a weighted sum of board features (cython_core.evaluate.ALL_FEATURE_NAMES)
+An evaluator is a weighted sum of board features (nesbot._core.evaluate.ALL_FEATURE_NAMES)
 with its authors' published weights and sign convention: `higher_is_better` evaluators are
 negated for the search, which always minimizes. Only meatfighter-2018 brings the calming
 rules (a Tetris first, the ceiling penalty, spawn and split vetoes); the others are their
@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cython_core.evaluate import ALL_FEATURE_NAMES, FEATURE_NAMES
+from nesbot._core.evaluate import ALL_FEATURE_NAMES, FEATURE_NAMES
 from nesbot.errors import NesbotError
 from nesbot.weights import DATA_DIR, MEATFIGHTER_2018, Weights, load_weights
 

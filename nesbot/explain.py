@@ -6,10 +6,10 @@ The board file has 20 lines of 10 characters, top row first: '#' (or any letter)
 
 from pathlib import Path
 
-from cython_core.buttons import describe
-from cython_core.evaluate import evaluate_trace, format_trace
-from cython_core.game import Game
-from cython_core.pieces import PIECE_NAMES, SPAWN_TABLE
+from nesbot._core.buttons import describe
+from nesbot._core.evaluate import evaluate_trace, format_trace
+from nesbot._core.game import Game
+from nesbot._core.pieces import PIECE_NAMES, SPAWN_TABLE
 from nesbot.bot import Bot
 from nesbot.errors import NesbotError
 from nesbot.evaluators import Evaluator

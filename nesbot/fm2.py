@@ -26,8 +26,8 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import Self
 
-from cython_core.buttons import FM2_LETTERS, describe
 from nesbot import __version__
+from nesbot._core.buttons import FM2_LETTERS, describe
 from nesbot.errors import NesbotError
 
 __all__ = [

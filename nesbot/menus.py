@@ -7,8 +7,8 @@ bounded; a ROM that never reaches the next screen gets a clear error.
 
 from dataclasses import dataclass
 
-from cython_core.buttons import DOWN, LEFT, RIGHT, START, UP, A
 from nesbot import ram
+from nesbot._core.buttons import DOWN, LEFT, RIGHT, START, UP, A
 from nesbot.emulator import ALIGNED_FRAMES, Emulator
 from nesbot.errors import NesbotError
 

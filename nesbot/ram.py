@@ -9,8 +9,8 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
-from cython_core.buttons import nes_to_pad, pad_to_nes
-from cython_core.game import Game
+from nesbot._core.buttons import nes_to_pad, pad_to_nes
+from nesbot._core.game import Game
 
 RAM_SIZE = 0x800
 

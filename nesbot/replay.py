@@ -10,9 +10,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 from typing import IO
 
-from cython_core.buttons import DOWN, LEFT, RIGHT, SELECT, START, A, B
-from cython_core.game import Game
 from nesbot import ram
+from nesbot._core.buttons import DOWN, LEFT, RIGHT, SELECT, START, A, B
+from nesbot._core.game import Game
 from nesbot.emulator import ALIGNED_FRAMES, Emulator
 from nesbot.errors import NesbotError
 from nesbot.fm2 import InputLog

@@ -17,10 +17,10 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
-from cython_core.game import Game
-from cython_core.search import Planner
-from cython_core.simulate import nes_rng, play
 from nesbot import ram
+from nesbot._core.game import Game
+from nesbot._core.search import Planner
+from nesbot._core.simulate import nes_rng, play
 from nesbot.errors import NesbotError
 from nesbot.evaluators import Evaluator
 
@@ -156,8 +156,17 @@ def simulate(
     return summarize(results, time.perf_counter() - started), results
 
 
+def require_matplotlib() -> None:
+    """Fail with one sentence, before a long run, if --plot cannot draw."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        raise NesbotError("--plot needs matplotlib: pip install 'nesbot[plot]'") from None
+
+
 def plot_scores(results: Iterable[dict], path: str | Path, title: str) -> None:
     """Histogram and CDF of pre-29 scores, meatfighter's median and the cap marked."""
+    require_matplotlib()
     import matplotlib
 
     matplotlib.use("Agg")

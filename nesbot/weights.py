@@ -1,13 +1,13 @@
 """Evaluation weights as a named record, stored as JSON together with how they were made.
 
 A weights file is one JSON object: a number for each field of `Weights` (the 17 names of
-cython_core.evaluate.FEATURE_NAMES plus "ceiling", the rule-2 penalty scale) and "provenance",
+nesbot._core.evaluate.FEATURE_NAMES plus "ceiling", the rule-2 penalty scale) and "provenance",
 an object saying where the numbers come from (source, command, seed, games, ...). Every key is
 required and no other key is allowed, so a typo cannot silently leave a weight at a default.
 `load_weights` raises NesbotError with one sentence for any problem with the file.
 
 `as_vector()` gives the 17 feature weights in FEATURE_NAMES order, the layout the C evaluator
-and the cython_core.evaluate Python functions take; those functions also accept a Weights
+and the nesbot._core.evaluate Python functions take; those functions also accept a Weights
 directly.
 """
 
@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from cython_core.evaluate import DEFAULT_CEILING_WEIGHT, FEATURE_NAMES
+from nesbot._core.evaluate import DEFAULT_CEILING_WEIGHT, FEATURE_NAMES
 from nesbot.errors import NesbotError
 
 DATA_DIR = Path(__file__).with_name("data")

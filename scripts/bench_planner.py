@@ -10,7 +10,7 @@ import time
 
 import numpy as np
 
-from cython_core.game import Game
+from nesbot._core.game import Game
 from nesbot.bot import Bot
 from nesbot.evaluators import get_evaluator
 

@@ -9,7 +9,7 @@ import hashlib
 import json
 import time
 
-from cython_core.game import Game
+from nesbot._core.game import Game
 
 
 def main() -> None:

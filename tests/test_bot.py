@@ -6,9 +6,9 @@ import sys
 
 import pytest
 
-from cython_core.buttons import DOWN, LEFT, RIGHT, A, B
-from cython_core.game import Game
 from nesbot import ram
+from nesbot._core.buttons import DOWN, LEFT, RIGHT, A, B
+from nesbot._core.game import Game
 from nesbot.bot import STRADDLED, Bot, _hold_presses, _lock_place
 from nesbot.emulator import AND_ONSET
 from nesbot.evaluators import EVALUATORS

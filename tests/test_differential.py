@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from lockstep import lockstep
 
-from cython_core.buttons import DOWN, LEFT, RIGHT, UP, A, B
+from nesbot._core.buttons import DOWN, LEFT, RIGHT, UP, A, B
 
 FRAMES_PER_LEVEL = 2500
 STYLE_SPAN = 150  # frames before the stream switches style

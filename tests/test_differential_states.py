@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 from lockstep import lockstep
 
-from cython_core.buttons import DOWN, LEFT, RIGHT, A, B
 from nesbot import ram
+from nesbot._core.buttons import DOWN, LEFT, RIGHT, A, B
 
 I_VERTICAL = 0x11
 NEAR_FULL = 0x1FF  # columns 0-8 filled, column 9 open

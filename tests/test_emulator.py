@@ -1,8 +1,8 @@
 """Pins where nes-py's step boundary falls (nesbot/emulator.py), so nobody relies on a
 wrong idea of when a button takes effect."""
 
-from cython_core.buttons import LEFT, START
 from nesbot import ram
+from nesbot._core.buttons import LEFT, START
 from nesbot.emulator import ALIGNED_FRAMES
 
 

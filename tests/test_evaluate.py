@@ -8,7 +8,7 @@ from collections import deque
 import numpy as np
 import pytest
 
-from cython_core.evaluate import (
+from nesbot._core.evaluate import (
     DEFAULT_CEILING_WEIGHT,
     FEATURE_NAMES,
     bench_evaluate,
@@ -21,7 +21,7 @@ from cython_core.evaluate import (
     format_trace,
     touches_ceiling_py,
 )
-from cython_core.pieces import ORIENTATION_CELLS, SPAWN_TABLE
+from nesbot._core.pieces import ORIENTATION_CELLS, SPAWN_TABLE
 from nesbot.errors import NesbotError
 from nesbot.weights import MEATFIGHTER_2018, Weights, load_weights, save_weights
 

@@ -4,16 +4,16 @@ evaluator registry, and every evaluator driving the two-piece search."""
 import numpy as np
 import pytest
 
-from cython_core.evaluate import (
+from nesbot._core.evaluate import (
     ALL_FEATURE_NAMES,
     EXTRA_FEATURE_NAMES,
     all_features_py,
     evaluate_py,
     evaluate_trace,
 )
-from cython_core.game import Game
-from cython_core.search import Planner
-from cython_core.simulate import play
+from nesbot._core.game import Game
+from nesbot._core.search import Planner
+from nesbot._core.simulate import play
 from nesbot.errors import NesbotError
 from nesbot.evaluators import DEFAULT_EVALUATOR, EVALUATORS, Evaluator, get_evaluator
 from nesbot.weights import MEATFIGHTER_2018

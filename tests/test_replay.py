@@ -7,8 +7,8 @@ import json
 import numpy as np
 import pytest
 
-from cython_core.buttons import DOWN, LEFT, RIGHT, A, B
 from nesbot import ram
+from nesbot._core.buttons import DOWN, LEFT, RIGHT, A, B
 from nesbot.fm2 import Fm2Writer, fceux_rom_md5, read_fm2
 from nesbot.menus import GameSetup, start_game
 from nesbot.play import play_game

@@ -1,4 +1,4 @@
-"""Golden tests of the frame rules (cython_core.rules through cython_core.game.Game).
+"""Golden tests of the frame rules (nesbot._core.rules through nesbot._core.game.Game).
 
 Every expected number comes from the mechanics doc (shared/nes_tetris_mechanics.md beside
 the repository, cited as §n). Where the doc gives an algorithm (rng_step, pick,
@@ -18,8 +18,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cython_core import pieces
-from cython_core.game import Game
+from nesbot._core import pieces
+from nesbot._core.game import Game
 
 # Buttons, nes-py order (cython_core/buttons.pxd).
 A, B, SELECT, START = 0x01, 0x02, 0x04, 0x08

@@ -9,9 +9,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cython_core.buttons import LEFT, RIGHT, A, B
-from cython_core.game import Game
-from cython_core.search import Searcher
+from nesbot._core.buttons import LEFT, RIGHT, A, B
+from nesbot._core.game import Game
+from nesbot._core.search import Searcher
 
 GOLDEN = Path(__file__).parent / "data" / "search_golden.json"
 BUTTONS = (LEFT, RIGHT, A, B)
@@ -196,7 +196,7 @@ def test_plain_placements_are_a_subset_of_the_search(seed):
 
 @pytest.mark.parametrize("seed", range(12))
 def test_every_plan_locks_where_the_planner_says(seed):
-    from cython_core.search import Planner
+    from nesbot._core.search import Planner
     from nesbot.evaluators import EVALUATORS
 
     rng = np.random.default_rng(200 + seed)

@@ -1,4 +1,4 @@
-"""Whole simulated games (cython_core.simulate.play) and `nesbot simulate`."""
+"""Whole simulated games (nesbot._core.simulate.play) and `nesbot simulate`."""
 
 import json
 
@@ -6,9 +6,9 @@ import cv2
 import pytest
 from test_cli import _assert_one_line_error, nesbot
 
-from cython_core.game import Game
-from cython_core.search import Planner
-from cython_core.simulate import nes_rng, play
+from nesbot._core.game import Game
+from nesbot._core.search import Planner
+from nesbot._core.simulate import nes_rng, play
 from nesbot.evaluators import EVALUATORS
 from nesbot.stats import GameSpec, game_setup, play_one, simulate
 

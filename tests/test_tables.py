@@ -1,6 +1,6 @@
 """The core's piece and gravity tables equal the bytes in the ROM itself."""
 
-from cython_core import pieces
+from nesbot._core import pieces
 
 HEADER = 16
 PRG_BASE = 0x8000

@@ -9,8 +9,8 @@ import cv2
 import numpy as np
 import pytest
 
-from cython_core.buttons import START
 from nesbot import video
+from nesbot._core.buttons import START
 from nesbot.errors import NesbotError
 from nesbot.video import VideoWriter, read_first_frame, read_video_frames, save_still
 
