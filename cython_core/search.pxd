@@ -83,6 +83,8 @@ cdef class Planner:
     cdef public int nodes_searched   # nodes of the last plan's searches
     cdef uint8_t path[PLAIN_PATH_MAX]  # the chosen plain path (choose() sets path_length)
     cdef int path_length             # -1: no plain path, use the first search's path
+    cdef Piece next_lock             # where the chosen pair locks the next piece
+    cdef bint has_next_lock          # False when the chosen placement had no next placement
     # The best placement of the game's active piece (an index into first.placements), or
     # -1 if none keeps the game going; sets path/path_length and *value.
     cdef int choose(self, const GameC* g, double* value) noexcept nogil

@@ -421,6 +421,7 @@ cdef class Planner:
         cdef int a, b, cleared1, cleared2, best = -1, height1
         cdef double v, best_value = 1e300, landing1
         cdef bint calming = self.weights.calming
+        self.has_next_lock = False
         # The next piece spawns the same way after every first placement; the bot holds no
         # buttons through the entry delay, and DAS carries over unchanged.
         spawn.x = 5
@@ -468,10 +469,15 @@ cdef class Planner:
                 if v < best_value:
                     best_value = v
                     best = a
+                    self.next_lock.x = p2.x
+                    self.next_lock.y = p2.y
+                    self.next_lock.orientation = p2.orientation
+                    self.has_next_lock = True
             if self.second.placement_count == 0 and best < 0:
                 # the next piece has nowhere to go: keep this only as a last resort
                 best_value = 1e200
                 best = a
+                self.has_next_lock = False
         value[0] = best_value
         self.path_length = -1
         if best >= 0:
@@ -497,6 +503,14 @@ cdef class Planner:
         pads = bytearray(p.frames if self.path_length < 0 else self.path_length)
         self.chosen_pads(best, <uint8_t*><char*>pads)
         return bytes(pads), p.x, p.y, p.orientation, value
+
+    @property
+    def next_lock(self):
+        """(x, y, orientation) where the last plan's chosen pair locks the next piece, or
+        None (no plan, or no placement of the next piece after the chosen one)."""
+        if not self.has_next_lock:
+            return None
+        return self.next_lock.x, self.next_lock.y, self.next_lock.orientation
 
     cdef int chosen_pads(self, int best, uint8_t* out) noexcept nogil:
         """Write the executed path of choose()'s placement `best` (room for 65535 frames);

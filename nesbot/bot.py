@@ -63,6 +63,10 @@ class Bot:
         self.desyncs = 0
         self.reading = ALIGNED
         self.plan_seconds: list[float] = []
+        # Where the current plan locks the current piece and, in the chosen pair, the next
+        # one: (x, y, orientation), or None (no plan yet, or none found). For overlays.
+        self.planned_lock: tuple[int, int, int] | None = None
+        self.planned_next_lock: tuple[int, int, int] | None = None
         self._sent = (0, 0)  # the buttons of the last two steps, older first
         self._plan = b""  # one button byte per frame, from the simulator's next frame on
         self._next = 0
@@ -139,6 +143,8 @@ class Bot:
         started = time.perf_counter()
         chosen = planner.plan(start)
         self.plan_seconds.append(time.perf_counter() - started)
+        self.planned_lock = None if chosen is None else chosen[1:4]
+        self.planned_next_lock = None if chosen is None else planner.next_lock
         if chosen is not None:
             pads, x, y, orientation, _value = chosen
             if self.reading == STRADDLED:
