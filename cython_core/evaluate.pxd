@@ -9,6 +9,7 @@
 # Error contract: everything here is `noexcept nogil`; no function can fail, and every
 # function only reads the board. Full rows are allowed (features stay defined) although
 # the search only evaluates boards after their line clears.
+from libc.stdint cimport uint8_t
 from nesbot._core.board cimport Board
 
 cdef enum:
@@ -90,3 +91,44 @@ cdef bint field_split(const Board* b) noexcept nogil
 # The thin Python layer: fill `w` from a weights object (see evaluate.pyx's docstring);
 # raises ValueError for a wrong shape.
 cdef int load_weights(object weights, Weights* w) except -1
+
+
+# ---------------------------------------------------------------- verdicts
+# What the search asks the evaluator about a placement sequence: a rank, compared first,
+# then a value (lower is better for both). The calming rules (meatfighter-2018, Weights.calming)
+# live here as ranks, so the search never applies a veto itself and nothing is ever thrown
+# away: when every sequence is vetoed, the least bad vetoed one is still a move.
+cdef enum:
+    RANK_TETRIS_NOW = 0      # rule 1: the current piece makes a Tetris
+    RANK_TETRIS_NEXT = 1     # rule 1: the next piece makes one
+    RANK_PLAIN = 2           # no rule applies (always, without the calming rules)
+    RANK_VETOED = 3          # rule 3 (a spawn blocked) or rule 4 (the field split for good)
+    RANK_NO_NEXT = 4         # the next piece has no placement at all: the game ends
+
+ctypedef struct Verdict:
+    int rank                 # a RANK_ value
+    double value             # the weighted evaluation (or an expectation of it)
+
+cdef inline bint better(const Verdict* a, const Verdict* b) noexcept nogil:
+    return a.rank < b.rank or (a.rank == b.rank and a.value < b.value)
+
+# Rule 3 on the board the current piece leaves: the known next piece could not spawn.
+cdef bint next_spawn_blocked(const Board* b, uint8_t next_orientation,
+                             const Weights* w) noexcept nogil
+
+# The verdict on the board two placements leave. `first_vetoed`: next_spawn_blocked on the
+# board between them; `lock_height_total` and `landing_height_total` sum both pieces'.
+cdef Verdict judge_pair(const Board* b, int cleared1, int cleared2, int lock_height_total,
+                        double landing_height_total, bint first_vetoed,
+                        const Weights* w) noexcept nogil
+
+# The verdict on the board one placement leaves when the next piece is not known yet.
+cdef Verdict judge_one(const Board* b, int cleared, int lock_height, double landing_height,
+                       const Weights* w) noexcept nogil
+
+# The verdict when the next piece has no placement on the board the current one leaves.
+cdef Verdict judge_dead_end(const Board* b, int cleared, int lock_height,
+                            double landing_height, const Weights* w) noexcept nogil
+
+# Rules 3-4 on a board that an unknown piece will follow (any of the seven must spawn).
+cdef bint board_vetoed(const Board* b, const Weights* w) noexcept nogil

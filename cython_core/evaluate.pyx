@@ -41,6 +41,7 @@ from libc.string cimport memset
 
 from nesbot._core.board cimport BOARD_HIDDEN, BOARD_ROWS, FIELD_ROWS, FULL_ROW, Board, fits
 from nesbot._core.pieces cimport NES_SPAWN_TABLE
+from nesbot._core.rules cimport SPAWN_X, SPAWN_Y
 
 cdef extern from *:
     int lowest_bit "__builtin_ctz"(unsigned int x) noexcept nogil
@@ -51,8 +52,6 @@ cdef enum:
     RIGHT_WALL = 0x200      # bit of column 9
     WALLED_ROW_BITS = 0x7FF  # 11 neighbour pairs of a row with a wall bit at each end
     SPAWN_COLUMNS = 0x070   # columns 4-6 of row 0, where rule 4's fill starts
-    SPAWN_X = 5
-    SPAWN_Y = 0
 
 # Bits set in each 11-bit mask (rows, and rows with their walls): __builtin_popcount is a
 # libgcc call unless the build targets a CPU with POPCNT, and setup.py builds for the
@@ -325,6 +324,52 @@ cdef bint field_split(const Board* b) noexcept nogil:
     return True
 
 
+cdef bint next_spawn_blocked(const Board* b, uint8_t next_orientation,
+                             const Weights* w) noexcept nogil:
+    return w.calming and not fits(b, next_orientation, SPAWN_X, SPAWN_Y)
+
+
+cdef bint board_vetoed(const Board* b, const Weights* w) noexcept nogil:
+    return w.calming and (blocks_spawn(b) or (touches_ceiling(b) and field_split(b)))
+
+
+cdef Verdict judge_pair(const Board* b, int cleared1, int cleared2, int lock_height_total,
+                        double landing_height_total, bint first_vetoed,
+                        const Weights* w) noexcept nogil:
+    cdef Verdict v
+    v.value = evaluate(b, cleared1 + cleared2, lock_height_total, landing_height_total, w)
+    v.rank = RANK_PLAIN
+    if w.calming:
+        if first_vetoed or board_vetoed(b, w):
+            v.rank = RANK_VETOED
+        elif cleared1 == 4:
+            v.rank = RANK_TETRIS_NOW
+        elif cleared2 == 4:
+            v.rank = RANK_TETRIS_NEXT
+    return v
+
+
+cdef Verdict judge_one(const Board* b, int cleared, int lock_height, double landing_height,
+                       const Weights* w) noexcept nogil:
+    cdef Verdict v
+    v.value = evaluate(b, cleared, lock_height, landing_height, w)
+    v.rank = RANK_PLAIN
+    if w.calming:
+        if board_vetoed(b, w):
+            v.rank = RANK_VETOED
+        elif cleared == 4:
+            v.rank = RANK_TETRIS_NOW
+    return v
+
+
+cdef Verdict judge_dead_end(const Board* b, int cleared, int lock_height,
+                            double landing_height, const Weights* w) noexcept nogil:
+    cdef Verdict v
+    v.rank = RANK_NO_NEXT
+    v.value = evaluate(b, cleared, lock_height, landing_height, w)
+    return v
+
+
 # ---------------------------------------------------------------- Python layer
 
 
@@ -457,6 +502,15 @@ def blocks_spawn_py(rows) -> bool:
     cdef Board b
     _load_board(rows, &b)
     return blocks_spawn(&b)
+
+
+def next_spawn_blocked_py(rows, int next_orientation, weights) -> bool:
+    """Rule 3 on the board before a known next piece (False without the calming rules)."""
+    cdef Board b
+    cdef Weights w
+    _load_board(rows, &b)
+    load_weights(weights, &w)
+    return next_spawn_blocked(&b, next_orientation, &w)
 
 
 def touches_ceiling_py(rows) -> bool:

@@ -6,14 +6,17 @@ The RAM layout is not known here: nesbot.ram maps RAM to `state()`/`from_state()
 from libc.stdint cimport uint8_t, uint16_t, uint64_t
 from libc.string cimport memcpy
 
-from nesbot._core.board cimport BOARD_ROWS
+from nesbot._core.board cimport BOARD_HIDDEN, BOARD_ROWS
 from nesbot._core.rules cimport (
     PLAY_ACTIVE,
     PLAY_TOPPED_OUT,
+    POWER_ON_RNG,
+    VRAM_DONE,
     Game as GameC,
     game_logic,
     game_start,
     game_step,
+    spawn_piece,
 )
 
 # Fields of state(): scalar members of the C structs, by name.
@@ -32,7 +35,7 @@ cdef class Game:
     """One NES-exact A-TYPE game of Tetris, stepped one frame (one button byte) at a time."""
 
     def __init__(self):
-        game_start(&self.g, 19, 0x8988, 0, 0, 0)
+        game_start(&self.g, 19, POWER_ON_RNG, 0, 0, 0)
 
     @staticmethod
     def start(int level, int rng, int spawn_count=0, int frame_counter=0, int das=0) -> Game:
@@ -43,14 +46,21 @@ cdef class Game:
 
     @staticmethod
     def spawned(rows, int orientation, int next_piece, int level) -> Game:
-        """A position: `orientation` just spawned (x 5, y 0, no buttons held, no first-piece
-        hold) on a board of 20 row masks (rows 0-19) or 22 (rows -2..19)."""
-        state = Game.start(level, 0x8988).state()
+        """A position: `orientation` just spawned (no buttons held, no first-piece hold) on
+        a board of 20 row masks (rows 0-19) or 22 (rows -2..19)."""
+        cdef Game game = Game.start(level, POWER_ON_RNG)
+        cdef int r
         rows = list(rows)
-        state.update(rows=[0, 0, *rows] if len(rows) == 20 else rows, orientation=orientation,
-                     next_piece=next_piece, x=5, y=0, fall_timer=0, soft=0, held=0, newly=0,
-                     vram_row=0x20)
-        return Game.from_state(state)
+        if len(rows) == BOARD_ROWS - BOARD_HIDDEN:
+            rows = [0] * BOARD_HIDDEN + rows
+        if len(rows) != BOARD_ROWS:
+            raise ValueError(f"rows needs 20 or {BOARD_ROWS} masks, got {len(rows)}")
+        for r in range(BOARD_ROWS):
+            game.g.board.rows[r] = rows[r] & 0x3FF
+        spawn_piece(&game.g.piece, orientation)
+        game.g.next_piece = next_piece
+        game.g.vram_row = VRAM_DONE
+        return game
 
     @staticmethod
     def from_state(dict state) -> Game:
@@ -138,7 +148,7 @@ cdef class Game:
         between a frame's controller poll and its logic (nesbot/emulator.py)."""
         game_logic(&self.g)
 
-    def run(self, const uint8_t[::1] pads) -> int:
+    def run(self, const uint8_t[::1] pads not None) -> int:
         """Step through `pads`; stop early at top-out. Returns the number of frames stepped."""
         cdef Py_ssize_t i = 0, n = pads.shape[0]
         with nogil:

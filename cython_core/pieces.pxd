@@ -13,3 +13,11 @@ cdef extern from "nes_tables.h":
 
 cdef enum:
     ORIENTATION_HIDDEN = 0x13   # currentPiece during line clears and the curtain
+
+cdef enum:
+    LEVEL_ONE_FRAME_ROWS = 29   # from this level on a piece falls a row every frame
+
+
+cdef inline unsigned char gravity_frames(unsigned char level) noexcept nogil:
+    """Gravity: frames per row at `level` (framesPerDropTable covers levels 0-28)."""
+    return 1 if level >= LEVEL_ONE_FRAME_ROWS else NES_FRAMES_PER_ROW[level]

@@ -14,9 +14,12 @@ FRAMES_PER_ROW = tuple(NES_FRAMES_PER_ROW[level] for level in range(29))
 POINTS = tuple((NES_POINTS[n][0], NES_POINTS[n][1]) for n in range(5))
 
 
+KILL_SCREEN_LEVEL = LEVEL_ONE_FRAME_ROWS  # 1 frame per row from here: "level 29"
+
+
 def frames_per_row(int level) -> int:
     """Gravity: frames per row at a level (1 from level 29 on)."""
-    return 1 if level >= 29 else NES_FRAMES_PER_ROW[level]
+    return gravity_frames(<unsigned char>level)
 
 
 def piece_name(int orientation) -> str:

@@ -10,22 +10,14 @@ what the emulator's RAM shows after each step.
 
 from libc.string cimport memset
 
-from nesbot._core.board cimport BOARD_HIDDEN, BOARD_ROWS, clear_row, fits, place, row_full
-from nesbot._core.buttons cimport BTN_A, BTN_B, BTN_DOWN, BTN_DPAD, BTN_LEFT, BTN_RIGHT
+from nesbot._core.board cimport clear_row, fits, place, row_full
 from nesbot._core.pieces cimport (
-    NES_FRAMES_PER_ROW,
     NES_POINTS,
-    NES_ROTATE_A,
-    NES_ROTATE_B,
     NES_SPAWN_ORIENTATION,
     NES_SPAWN_TABLE,
     NES_PIECE_TYPE,
     ORIENTATION_HIDDEN,
 )
-
-cdef enum:
-    DAS_RESET = 16   # counter value that fires a shift (and the value of a blocked shift)
-    DAS_DELAY = 10   # value after an auto-shift: the next one comes 6 frames later
 
 
 cdef uint16_t rng_step(uint16_t r) noexcept nogil:
@@ -49,80 +41,27 @@ cdef uint8_t pick_piece(Game* g) noexcept nogil:
     return g.spawn_id
 
 
-cdef inline bint signed_ge(uint8_t a, uint8_t b) noexcept nogil:
-    # The 6502's `cmp b; bpl`: the sign of the 8-bit difference.
-    return <int8_t>(a - b) >= 0
+cdef void transition_odds(double odds[7][7]) noexcept nogil:
+    # pickRandomTetrimino with each of the 8 first rolls and 8 rerolls equally likely.
+    cdef int before, first, second
+    cdef uint8_t spawn_id
+    for before in range(7):
+        spawn_id = NES_SPAWN_TABLE[before]
+        for first in range(7):
+            odds[before][first] = 0.0
+        for first in range(8):
+            if first != 7 and NES_SPAWN_TABLE[first] != spawn_id:
+                odds[before][first] += 1.0 / 8
+            else:
+                for second in range(8):
+                    odds[before][(second + spawn_id) % 7] += 1.0 / 64
 
 
-cdef bint piece_frame(Piece* p, const Board* b, uint8_t level,
-                      uint8_t newly, uint8_t held) noexcept nogil:
-    """One frame of play state 1: fall timer, shift, rotate, drop. True if the piece locked."""
-    cdef int8_t x0
-    cdef uint8_t o0, speed
-    cdef bint move = False
-    p.fall_timer += 1   # gameModeState_updateCountersAndNonPlayerState runs first
-
-    # shift_tetrimino: any held Down blocks shifting and freezes the DAS counter.
-    if not (held & BTN_DOWN):
-        if newly & (BTN_LEFT | BTN_RIGHT):
-            p.das = 0
-            move = True
-        elif held & (BTN_LEFT | BTN_RIGHT):
-            p.das += 1
-            if signed_ge(p.das, DAS_RESET):
-                p.das = DAS_DELAY
-                move = True
-        if move:
-            x0 = p.x
-            if held & BTN_RIGHT:       # Right wins when both are held
-                p.x += 1
-            elif held & BTN_LEFT:
-                p.x -= 1
-            if p.x != x0 and not fits(b, p.orientation, p.x, p.y):
-                p.x = x0
-                p.das = DAS_RESET      # blocked: stays charged, retried every frame
-
-    # rotate_tetrimino: only new presses; A before B; no kicks.
-    o0 = p.orientation
-    if newly & BTN_A:
-        p.orientation = NES_ROTATE_A[o0]
-    elif newly & BTN_B:
-        p.orientation = NES_ROTATE_B[o0]
-    if p.orientation != o0 and not fits(b, p.orientation, p.x, p.y):
-        p.orientation = o0
-
-    # drop_tetrimino
-    if p.soft >= 0x80:                 # first-piece hold: no gravity until a Down press
-        if not (newly & BTN_DOWN):
-            p.soft += 1
-            return False
-        p.soft = 0
-    if p.soft == 0:
-        if not (held & (BTN_LEFT | BTN_RIGHT)) and (newly & BTN_DPAD) == BTN_DOWN:
-            p.soft = 1                 # soft drop starts; gravity still applies this frame
-    elif (held & BTN_DPAD) == BTN_DOWN:
-        p.soft += 1
-        if p.soft >= 3:
-            p.soft = 1
-            p.hold_down_points += 1
-            return step_down(p, b)     # a soft-drop step skips the gravity check
-    else:
-        p.soft = 0                     # any other D-pad bit, or no Down, ends it
-        p.hold_down_points = 0
-
-    speed = 1 if level >= 29 else NES_FRAMES_PER_ROW[level]
-    if signed_ge(p.fall_timer, speed):
-        return step_down(p, b)
-    return False
-
-
-cdef inline bint step_down(Piece* p, const Board* b) noexcept nogil:
-    p.fall_timer = 0
-    p.y += 1
-    if fits(b, p.orientation, p.x, p.y):
-        return False
-    p.y -= 1
-    return True
+def piece_odds() -> list[list[float]]:
+    """transition_odds as rows: [before][next], types T J Z O S L I."""
+    cdef double odds[7][7]
+    transition_odds(odds)
+    return [[odds[b][n] for n in range(7)] for b in range(7)]
 
 
 cdef inline void lower_vram_row(Game* g) noexcept nogil:
@@ -153,10 +92,7 @@ cdef void check_one_row(Game* g) noexcept nogil:
     cdef int row
     if not signed_ge(g.vram_row, VRAM_DONE):
         return
-    row = g.piece.y - 2
-    if row < 0:
-        row = 0
-    row += g.line_index
+    row = checked_row(g.piece.y, g.line_index)
     if row_full(&g.board, row):
         g.completed_lines += 1
         g.completed_row[g.line_index] = row
@@ -257,14 +193,10 @@ cdef void spawn(Game* g) noexcept nogil:
     # playState_spawnNextTetrimino: waits until the screen copy is done.
     if not signed_ge(g.vram_row, VRAM_DONE):
         return
-    g.piece.fall_timer = 0
-    g.piece.y = 0
-    g.piece.x = 5
     g.play_state = PLAY_ACTIVE
-    g.piece.orientation = NES_SPAWN_ORIENTATION[g.next_piece]
+    spawn_piece(&g.piece, NES_SPAWN_ORIENTATION[g.next_piece])
     count_piece(g, g.piece.orientation)
     g.next_piece = pick_piece(g)
-    g.piece.soft = 0
 
 
 cdef void game_logic(Game* g) noexcept nogil:
@@ -327,11 +259,10 @@ cdef void game_start(Game* g, uint8_t level, uint16_t rng, uint8_t spawn_count,
     g.spawn_count = spawn_count
     g.frame_counter = frame_counter
     g.piece.das = das
-    g.piece.orientation = NES_SPAWN_ORIENTATION[pick_piece(g)]
+    spawn_piece(&g.piece, NES_SPAWN_ORIENTATION[pick_piece(g)])
     g.rng = rng_step(g.rng)
     g.next_piece = pick_piece(g)
     count_piece(g, g.piece.orientation)
-    g.piece.x = 5
     g.piece.soft = FIRST_PIECE_HOLD
     g.play_state = PLAY_ACTIVE
     g.vram_row = 0          # initGameState: the first frames redraw the whole field

@@ -2,7 +2,7 @@
 # through rules.piece_frame (the shared frame step), and the two-piece search chain.
 from libc.stdint cimport int8_t, int32_t, uint8_t, uint16_t, uint32_t, uint64_t
 from nesbot._core.board cimport Board
-from nesbot._core.evaluate cimport Weights
+from nesbot._core.evaluate cimport Verdict, Weights
 from nesbot._core.rules cimport Game as GameC, Piece
 
 ctypedef struct InputModel:
@@ -30,7 +30,8 @@ ctypedef struct Placement:
     int8_t x
     int8_t y
     uint8_t orientation
-    int32_t node             # the last unlocked frame; pad `final_pad` on top of it locks
+    int32_t node             # the last unlocked frame; pad `final_pad` on top of it locks;
+                             # -1: a plain path's placement (write_pads runs it again)
     uint8_t final_pad
     uint16_t frames          # input frames including the locking one
     uint8_t hold_down_points # soft-drop steps at the lock (points, see rules)
@@ -47,7 +48,11 @@ cdef class Searcher:
     cdef Placement* placements
     cdef int32_t placement_count
     cdef uint64_t* placement_keys    # (x, y, orientation) already found, for dedup
-    cdef bint truncated              # the node capacity ran out
+    cdef bint truncated              # the node capacity ran out (plain paths were added)
+    cdef Board origin_board          # what the plain placements (node -1) start from
+    cdef Piece origin
+    cdef uint8_t origin_held
+    cdef uint8_t origin_level
     cdef uint32_t _slot_of(self, uint64_t key) noexcept nogil
     cdef bint _visit(self, const Node* n) noexcept nogil
     cdef void _clear_placements(self) noexcept nogil
@@ -58,6 +63,8 @@ cdef class Searcher:
                      uint8_t level) noexcept nogil
     cdef void search_plain(self, const Board* board, const Piece* start,
                            uint8_t level) noexcept nogil
+    cdef void _add_plain(self, const Board* board, const Piece* start, uint8_t held,
+                         uint8_t level) noexcept nogil
     cdef void write_pads(self, const Placement* p, uint8_t* out) noexcept nogil
     cdef bytes placement_pads(self, const Placement* p)
 
@@ -75,17 +82,52 @@ cdef int plain_path(const Board* board, const Piece* start, uint8_t held, uint8_
                     uint8_t* pads, Piece* locked) noexcept nogil
 
 
+cdef enum:
+    MAX_WIDTH = 32                   # most candidates the lookahead may re-judge
+
+ctypedef struct Candidate:
+    # A first placement with the best placement of the next piece after it.
+    Board board                      # after both locks and their line clears
+    Verdict verdict                  # the pair's; the lookahead's expectation replaces value
+    int first                        # index into Planner.first.placements
+    Piece next_lock                  # where the next piece locks (unset if has_next is 0)
+    bint has_next
+    uint8_t level                    # after both pieces' lines
+    int cleared                      # rows cleared by both pieces
+    int lock_height                  # their lock heights summed
+    double landing                   # their landing heights summed
+
+
 cdef class Planner:
     cdef Searcher first
     cdef Searcher second
+    cdef Searcher unknown            # placements of pieces not shown yet (plain paths)
     cdef Weights weights
     cdef bint plain_second           # the next piece's placements come from plain paths
+    cdef public int lookahead        # unknown pieces weighed after the known ones (0 or 1)
+    cdef public int width            # candidates (first placements) the lookahead re-judges
+    cdef double odds[7][7]           # rules.transition_odds
+    cdef Candidate candidates[MAX_WIDTH]   # the best first placements, best first
+    cdef int candidate_count
     cdef public int nodes_searched   # nodes of the last plan's searches
+    cdef public bint fallback_last   # the last plan's every option was vetoed (or dead)
+    cdef public bint truncated_last  # a search of the last plan ran out of node capacity
+    cdef public long fallbacks       # plans with fallback_last, since construction
+    cdef public long truncations     # plans with truncated_last, since construction
     cdef uint8_t path[PLAIN_PATH_MAX]  # the chosen plain path (choose() sets path_length)
     cdef int path_length             # -1: no plain path, use the first search's path
     cdef Piece next_lock             # where the chosen pair locks the next piece
     cdef bint has_next_lock          # False when the chosen placement had no next placement
+    cdef void _keep(self, const Candidate* c, int room) noexcept nogil
+    cdef double _expected_best(self, const Candidate* c, int before_type) noexcept nogil
+    cdef void _look_ahead(self, int before_type) noexcept nogil
+    cdef int _commit(self, const GameC* g, Verdict* verdict) noexcept nogil
+    # choose() without the next piece (--reaction): each of the `width` best first
+    # placements by one-piece verdict is judged by the expected best placement of the
+    # piece the picker draws after the current one.
+    cdef int choose_blind(self, const GameC* g, Verdict* verdict) noexcept nogil
     # The best placement of the game's active piece (an index into first.placements), or
-    # -1 if none keeps the game going; sets path/path_length and *value.
-    cdef int choose(self, const GameC* g, double* value) noexcept nogil
+    # -1 if it has none; sets path/path_length, next_lock and *verdict. Never -1 while the
+    # piece can lock somewhere: vetoed and dead-end pairs rank last but still count.
+    cdef int choose(self, const GameC* g, Verdict* verdict) noexcept nogil
     cdef int chosen_pads(self, int best, uint8_t* out) noexcept nogil

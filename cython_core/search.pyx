@@ -13,19 +13,38 @@ from libc.stdint cimport int8_t, int32_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memcpy, memset
 
-from nesbot._core.board cimport BOARD_HIDDEN, Board, clear_row, place, row_full
+from nesbot._core.board cimport Board
 from nesbot._core.buttons cimport BTN_A, BTN_B, BTN_DOWN, BTN_LEFT, BTN_RIGHT
 from nesbot._core.evaluate cimport (
+    RANK_VETOED,
+    Verdict,
     Weights,
-    blocks_spawn,
+    better,
+    board_vetoed,
     evaluate,
-    field_split,
+    judge_dead_end,
+    judge_one,
+    judge_pair,
     load_weights,
-    touches_ceiling,
+    next_spawn_blocked,
 )
 from nesbot._core.game cimport Game
-from nesbot._core.pieces cimport NES_CELLS, NES_ROTATE_A, NES_ROTATE_B
-from nesbot._core.rules cimport Game as GameC, Piece, count_lines, piece_frame
+from nesbot._core.pieces cimport (
+    NES_CELLS,
+    NES_PIECE_TYPE,
+    NES_ROTATE_A,
+    NES_ROTATE_B,
+    NES_SPAWN_TABLE,
+)
+from nesbot._core.rules cimport (
+    Game as GameC,
+    Piece,
+    count_lines,
+    lock_and_clear,
+    piece_frame,
+    spawn_piece,
+    transition_odds,
+)
 
 cdef enum:
     PLACEMENT_CAPACITY = 1024
@@ -39,16 +58,20 @@ cdef uint8_t[4] BUTTONS = [BTN_LEFT, BTN_RIGHT, BTN_A, BTN_B]   # the order of N
 
 
 cdef inline uint64_t node_key(const Node* n) noexcept nogil:
-    # Everything that decides the future of the node (hold_down_points only decides points).
-    return (<uint64_t>(<uint8_t>n.piece.x)
-            | (<uint64_t>(<uint8_t>(n.piece.y + 2)) << 8)
-            | (<uint64_t>n.piece.orientation << 16)
-            | (<uint64_t>n.piece.fall_timer << 24)
-            | (<uint64_t>n.piece.das << 32)
-            | (<uint64_t>n.piece.soft << 40)
-            | (<uint64_t>n.pad << 48)
-            | (<uint64_t>(n.wait[0] | (n.wait[1] << 2) | (n.wait[2] << 4) | (n.wait[3] << 6))
-               << 56))
+    # Everything that decides the future of the node (hold_down_points only decides points),
+    # each field in as many bits as its range needs, so distinct states never share a key:
+    # x + 2 and y + 2 (a piece's origin stays in columns -2..11, rows -2..21): 5 bits each;
+    # orientation 0-18: 5; fall_timer, soft, pad: 8 each; das 0-16: 5; four waits of
+    # 0..tap_interval - 1 <= 5: 3 bits each. 56 bits in all.
+    return (<uint64_t>(<uint8_t>(n.piece.x + 2))
+            | (<uint64_t>(<uint8_t>(n.piece.y + 2)) << 5)
+            | (<uint64_t>n.piece.orientation << 10)
+            | (<uint64_t>n.piece.fall_timer << 15)
+            | (<uint64_t>n.piece.das << 23)
+            | (<uint64_t>n.piece.soft << 28)
+            | (<uint64_t>n.pad << 36)
+            | (<uint64_t>(n.wait[0] | (n.wait[1] << 3) | (n.wait[2] << 6) | (n.wait[3] << 9))
+               << 44))
 
 
 cdef inline uint32_t mix(uint64_t key) noexcept nogil:
@@ -226,22 +249,36 @@ cdef class Searcher:
                         child.frames = node.frames + 1
                         self._visit(&child)
             i += 1
+        if self.truncated:
+            # Out of node capacity (slow taps at low levels have millions of states): the
+            # placements plain paths reach are still moves, whatever the search missed.
+            self._add_plain(board, start, held, level)
 
     cdef void search_plain(self, const Board* board, const Piece* start,
                            uint8_t level) noexcept nogil:
         """The placements plain paths reach (plain_path to every orientation and column),
         with no buttons held at the start; a subset of what search() finds, for the
-        next piece of the chain. Placements have no path (node -1)."""
+        pieces after the current one."""
+        self._clear_placements()
+        self._add_plain(board, start, 0, level)
+
+    cdef void _add_plain(self, const Board* board, const Piece* start, uint8_t held,
+                         uint8_t level) noexcept nogil:
+        """Record every placement a plain path reaches that is not recorded yet (node -1:
+        write_pads runs its plain path again)."""
         cdef Piece locked
         cdef Node root
         cdef int8_t x
         cdef uint8_t o = start.orientation
         cdef int turns, frames
-        self._clear_placements()
+        self.origin_board = board[0]
+        self.origin = start[0]
+        self.origin_held = held
+        self.origin_level = level
         root.frames = 0
         for turns in range(4):
             for x in range(-2, 12):
-                frames = plain_path(board, start, 0, level, &self.model, x, o, False,
+                frames = plain_path(board, start, held, level, &self.model, x, o, False,
                                     NULL, &locked)
                 if frames > 0:
                     root.frames = frames - 1
@@ -255,6 +292,11 @@ cdef class Searcher:
         into out[0 .. p.frames - 1]."""
         cdef int32_t index = p.node
         cdef int k = p.frames - 1
+        cdef Piece locked
+        if index < 0:
+            plain_path(&self.origin_board, &self.origin, self.origin_held, self.origin_level,
+                       &self.model, p.x, p.orientation, False, out, &locked)
+            return
         out[k] = p.final_pad
         while index > 0:   # the root (index 0) is the state before the first frame
             k -= 1
@@ -266,7 +308,7 @@ cdef class Searcher:
         self.write_pads(p, <uint8_t*><char*>pads)
         return bytes(pads)
 
-    def placements_of(self, Game game):
+    def placements_of(self, Game game not None):
         """Every placement of the game's active piece: [(x, y, orientation, pads)]."""
         cdef Placement* p
         self.search(&game.g.board, &game.g.piece, game.g.held, game.g.level)
@@ -276,7 +318,7 @@ cdef class Searcher:
             found.append((p.x, p.y, p.orientation, self.placement_pads(p)))
         return found
 
-    def plain_placements_of(self, Game game):
+    def plain_placements_of(self, Game game not None):
         """The placements plain paths reach from the game's piece (what the two-piece chain
         uses for the next piece): [(x, y, orientation)]."""
         self.search_plain(&game.g.board, &game.g.piece, game.g.level)
@@ -358,22 +400,6 @@ cdef inline int lock_height(const Placement* p) noexcept nogil:
     return 19 - lowest - p.y
 
 
-cdef inline int lock_and_clear(Board* b, const Placement* p) noexcept nogil:
-    # The ROM's order: write the cells, then test rows y-2 .. y+1 from the top, clearing each
-    # full one at once (rows above move down, so the next test sees the next row).
-    cdef int k, row, cleared = 0
-    cdef int first = p.y - 2
-    place(b, p.orientation, p.x, p.y)
-    if first < 0:
-        first = 0
-    for k in range(4):
-        row = first + k
-        if row_full(b, row):
-            clear_row(b, row)
-            cleared += 1
-    return cleared
-
-
 cdef inline double landing_height(const Placement* p) noexcept nogil:
     # El-Tetris's landing height: rows under the piece's lowest cell + (piece rows - 1) / 2.
     cdef int k, top = 2, bottom = -2
@@ -385,62 +411,125 @@ cdef inline double landing_height(const Placement* p) noexcept nogil:
     return lock_height(p) + (bottom - top) / 2.0
 
 
-cdef class Planner:
-    """The two-piece search chain: every placement of the current piece x every placement
-    of the next, scored on the final board (lower is better); ties go to the first found.
+cdef inline double top_out_value(const Weights* w) noexcept nogil:
+    # The value of a position where an unknown piece has no placement at all (the game
+    # ends): worse than any board the evaluator can score. The largest feature sums are a
+    # few thousand; the ceiling penalty is at most 22 cells at the row-0 price.
+    return 1e6 + 22 * w.ceiling_weight
 
-    `weights`: anything nesbot._core.evaluate takes (nesbot.weights.Weights, an evaluator of
-    nesbot.evaluators, or 17/18 floats). Its `calming` flag turns meatfighter's rules 1, 3
-    and 4 on (rule 2 is its ceiling weight). `second`: "plain" finds the next piece's
+
+cdef class Planner:
+    """The search chain: every placement of the current piece x every placement of the
+    next; the evaluator judges the final board (nesbot._core.evaluate's Verdict: the
+    calming rules as ranks, then the weighted value, lower is better). With `lookahead` 1,
+    the `width` best first placements are judged again by the expected value of the piece
+    after the next, which the NES picker draws with rules.transition_odds given the next
+    piece: for each of the 7, its best placement that plain paths reach at the gravity and
+    tap rate then. Ties go to the first found.
+
+    `weights`: anything nesbot._core.evaluate takes (nesbot.weights.Weights, an evaluator
+    of nesbot.evaluators, or 17/18 floats). `second`: "plain" finds the next piece's
     placements by plain paths (rotate and shift as early as allowed, then fall), "search"
-    by the gamepad search with one new press per frame; "plain" needs a tenth of the
-    time. The chosen placement is executed by its plain path with Down held at the end
-    (soft-drop points) when that locks at the same place, else by the search's path.
+    by the gamepad search (tucks and spins too). The chosen placement is executed by its
+    plain path with Down held at the end (soft-drop points) when that locks at the same
+    place, else by the search's path. When every pair is vetoed by the calming rules the
+    planner still moves: the least bad pair (fallback_last, counted in `fallbacks`).
     """
 
     def __init__(self, weights, int tap_interval=2, bint shift_and_rotate=True,
                  bint hold_shift=False, bint soft_drop=False, bint one_button=False,
-                 str second="plain"):
+                 str second="plain", int lookahead=0, int width=8):
         if second not in ("plain", "search"):
             raise ValueError(f"second must be 'plain' or 'search', not {second!r}")
+        if lookahead not in (0, 1):
+            raise ValueError(f"lookahead {lookahead} is not 0 or 1")
+        if not 1 <= width <= MAX_WIDTH:
+            raise ValueError(f"width {width} is outside 1-{MAX_WIDTH}")
         load_weights(weights, &self.weights)
         self.plain_second = second == "plain"
+        self.lookahead = lookahead
+        self.width = width
+        transition_odds(self.odds)
         self.first = Searcher(tap_interval, shift_and_rotate, hold_shift, soft_drop, one_button)
-        self.second = Searcher(tap_interval, shift_and_rotate and self.plain_second,
-                               hold_shift, soft_drop, one_button or not self.plain_second)
+        self.second = Searcher(tap_interval, shift_and_rotate, hold_shift, soft_drop,
+                               one_button)
+        self.unknown = Searcher(tap_interval, shift_and_rotate, hold_shift, soft_drop,
+                                one_button)
 
-    cdef int choose(self, const GameC* g, double* value) noexcept nogil:
+    cdef void _keep(self, const Candidate* c, int room) noexcept nogil:
+        """Insert c into the best-first candidate list if it is among the `room` best."""
+        cdef int k
+        if self.candidate_count == room:
+            if not better(&c.verdict, &self.candidates[room - 1].verdict):
+                return
+            self.candidate_count -= 1
+        k = self.candidate_count
+        while k > 0 and better(&c.verdict, &self.candidates[k - 1].verdict):
+            self.candidates[k] = self.candidates[k - 1]
+            k -= 1
+        self.candidates[k] = c[0]
+        self.candidate_count += 1
+
+    cdef double _expected_best(self, const Candidate* c, int before_type) noexcept nogil:
+        """The expected value, over the piece the picker draws after `before_type`, of its
+        best placement on c's board (plain paths, rules 3-4 as in judge_pair)."""
+        cdef Piece spawn
+        cdef Board board3
+        cdef Placement* p
+        cdef int t, k, cleared3
+        cdef double expected = 0.0, best, v
+        cdef bint best_vetoed, vetoed
+        spawn.das = 0
+        spawn.hold_down_points = 0
+        for t in range(7):
+            if self.odds[before_type][t] == 0.0:
+                continue
+            spawn_piece(&spawn, NES_SPAWN_TABLE[t])
+            self.unknown.search_plain(&c.board, &spawn, c.level)
+            best = top_out_value(&self.weights)
+            best_vetoed = True
+            for k in range(self.unknown.placement_count):
+                p = &self.unknown.placements[k]
+                board3 = c.board
+                cleared3 = lock_and_clear(&board3, p.orientation, p.x, p.y)
+                v = evaluate(&board3, c.cleared + cleared3, c.lock_height + lock_height(p),
+                             c.landing + landing_height(p), &self.weights)
+                vetoed = board_vetoed(&board3, &self.weights)
+                if (best_vetoed and not vetoed) or (vetoed == best_vetoed and v < best):
+                    best = v
+                    best_vetoed = vetoed
+            expected += self.odds[before_type][t] * best
+        return expected
+
+    cdef int choose(self, const GameC* g, Verdict* verdict) noexcept nogil:
         cdef Placement* p1
         cdef Placement* p2
         cdef Board board1
-        cdef Board board2
         cdef Piece spawn
-        cdef Piece locked
-        cdef uint8_t level1
+        cdef Candidate c, best_of_first
         cdef uint8_t lines1[2]
-        cdef int a, b, cleared1, cleared2, best = -1, height1
-        cdef double v, best_value = 1e300, landing1
-        cdef bint calming = self.weights.calming
-        self.has_next_lock = False
+        cdef uint8_t lines2[2]
+        cdef uint8_t level1
+        cdef int a, b, cleared1, cleared2, height1
+        cdef double landing1
+        cdef bint first_vetoed, has_best
         # The next piece spawns the same way after every first placement; the bot holds no
         # buttons through the entry delay, and DAS carries over unchanged.
-        spawn.x = 5
-        spawn.y = 0
-        spawn.orientation = g.next_piece
-        spawn.fall_timer = 0
         spawn.das = g.piece.das
-        spawn.soft = 0
         spawn.hold_down_points = 0
+        spawn_piece(&spawn, g.next_piece)
+        self.candidate_count = 0
         self.first.search(&g.board, &g.piece, g.held, g.level)
         self.nodes_searched = self.first.count
+        self.truncated_last = self.first.truncated
         for a in range(self.first.placement_count):
             p1 = &self.first.placements[a]
             board1 = g.board
-            cleared1 = lock_and_clear(&board1, p1)
-            if calming and blocks_spawn(&board1):
-                continue   # rule 3: some piece could not spawn
+            cleared1 = lock_and_clear(&board1, p1.orientation, p1.x, p1.y)
+            first_vetoed = next_spawn_blocked(&board1, g.next_piece, &self.weights)
             height1 = lock_height(p1)
             landing1 = landing_height(p1)
+            c.first = a
             level1 = g.level
             lines1[0] = g.lines[0]
             lines1[1] = g.lines[1]
@@ -449,60 +538,143 @@ cdef class Planner:
                 self.second.search_plain(&board1, &spawn, level1)
             else:
                 self.second.search(&board1, &spawn, 0, level1)
+                self.truncated_last |= self.second.truncated
             self.nodes_searched += self.second.count
+            if self.second.placement_count == 0:
+                c.board = board1
+                c.level = level1
+                c.verdict = judge_dead_end(&board1, cleared1, height1, landing1, &self.weights)
+                c.has_next = False
+                c.cleared = cleared1
+                c.lock_height = height1
+                c.landing = landing1
+                self._keep(&c, self.width if self.lookahead else 1)
+                continue
+            # The best pair of this first placement (the next piece is re-planned when it
+            # spawns, so only the first placement's best continuation matters).
+            has_best = False
             for b in range(self.second.placement_count):
                 p2 = &self.second.placements[b]
-                board2 = board1
-                cleared2 = lock_and_clear(&board2, p2)
-                if calming:
-                    if blocks_spawn(&board2):
-                        continue
-                    if touches_ceiling(&board2) and field_split(&board2):
-                        continue   # rule 4: the field is split for good
-                v = evaluate(&board2, cleared1 + cleared2, height1 + lock_height(p2),
-                             landing1 + landing_height(p2), &self.weights)
-                if calming:
-                    if cleared1 == 4:
-                        v -= 1e9   # rule 1: take a Tetris now
-                    elif cleared2 == 4:
-                        v -= 1e8   # ... or set one up for the next piece
-                if v < best_value:
-                    best_value = v
-                    best = a
-                    self.next_lock.x = p2.x
-                    self.next_lock.y = p2.y
-                    self.next_lock.orientation = p2.orientation
-                    self.has_next_lock = True
-            if self.second.placement_count == 0 and best < 0:
-                # the next piece has nowhere to go: keep this only as a last resort
-                best_value = 1e200
-                best = a
-                self.has_next_lock = False
-        value[0] = best_value
-        self.path_length = -1
-        if best >= 0:
-            p1 = &self.first.placements[best]
-            self.path_length = plain_path(&g.board, &g.piece, g.held, g.level,
-                                          &self.first.model, p1.x, p1.orientation, True,
-                                          self.path, &locked)
-            if self.path_length > 0 and locked.y != p1.y:
-                self.path_length = -1
+                c.board = board1
+                cleared2 = lock_and_clear(&c.board, p2.orientation, p2.x, p2.y)
+                c.cleared = cleared1 + cleared2
+                c.lock_height = height1 + lock_height(p2)
+                c.landing = landing1 + landing_height(p2)
+                c.verdict = judge_pair(&c.board, cleared1, cleared2, c.lock_height, c.landing,
+                                       first_vetoed, &self.weights)
+                if not has_best or better(&c.verdict, &best_of_first.verdict):
+                    c.level = level1
+                    lines2[0] = lines1[0]
+                    lines2[1] = lines1[1]
+                    count_lines(&c.level, lines2, cleared2)
+                    best_of_first = c
+                    best_of_first.next_lock.x = p2.x
+                    best_of_first.next_lock.y = p2.y
+                    best_of_first.next_lock.orientation = p2.orientation
+                    best_of_first.has_next = True
+                    has_best = True
+            self._keep(&best_of_first, self.width if self.lookahead else 1)
+        if self.lookahead:
+            self._look_ahead(NES_PIECE_TYPE[g.next_piece])
+        return self._commit(g, verdict)
+
+    cdef int choose_blind(self, const GameC* g, Verdict* verdict) noexcept nogil:
+        cdef Placement* p1
+        cdef Candidate c
+        cdef uint8_t lines1[2]
+        cdef int a, best
+        self.candidate_count = 0
+        self.first.search(&g.board, &g.piece, g.held, g.level)
+        self.nodes_searched = self.first.count
+        self.truncated_last = self.first.truncated
+        for a in range(self.first.placement_count):
+            p1 = &self.first.placements[a]
+            c.board = g.board
+            c.cleared = lock_and_clear(&c.board, p1.orientation, p1.x, p1.y)
+            c.first = a
+            c.level = g.level
+            lines1[0] = g.lines[0]
+            lines1[1] = g.lines[1]
+            count_lines(&c.level, lines1, c.cleared)
+            c.lock_height = lock_height(p1)
+            c.landing = landing_height(p1)
+            c.has_next = True        # an unknown next piece follows: the lookahead weighs it
+            c.verdict = judge_one(&c.board, c.cleared, c.lock_height, c.landing, &self.weights)
+            self._keep(&c, self.width)
+        self._look_ahead(NES_PIECE_TYPE[g.piece.orientation])
+        best = self._commit(g, verdict)
+        self.has_next_lock = False
         return best
 
-    def plan(self, Game game):
-        """Choose the current piece's placement. Returns (pads, x, y, orientation, value) or
-        None when the piece has no placement that keeps the game going."""
+    cdef void _look_ahead(self, int before_type) noexcept nogil:
+        """Re-judge the candidates by the expected value of the unknown piece after them."""
+        cdef int k
+        for k in range(self.candidate_count):
+            if self.candidates[k].has_next:
+                self.candidates[k].verdict.value = self._expected_best(&self.candidates[k],
+                                                                       before_type)
+
+    cdef int _commit(self, const GameC* g, Verdict* verdict) noexcept nogil:
+        """Choose the best candidate; set the path, next_lock and the counters."""
+        cdef Candidate* chosen
+        cdef Placement* p1
+        cdef Piece locked
+        cdef int k, best
+        self.path_length = -1
+        self.has_next_lock = False
+        if self.candidate_count == 0:
+            self.fallback_last = False
+            self.truncations += self.truncated_last
+            return -1
+        chosen = &self.candidates[0]
+        for k in range(1, self.candidate_count):
+            if better(&self.candidates[k].verdict, &chosen.verdict):
+                chosen = &self.candidates[k]
+        best = chosen.first
+        verdict[0] = chosen.verdict
+        self.fallback_last = chosen.verdict.rank >= RANK_VETOED
+        self.fallbacks += self.fallback_last
+        self.truncations += self.truncated_last
+        self.has_next_lock = chosen.has_next
+        self.next_lock = chosen.next_lock
+        p1 = &self.first.placements[best]
+        self.path_length = plain_path(&g.board, &g.piece, g.held, g.level,
+                                      &self.first.model, p1.x, p1.orientation, True,
+                                      self.path, &locked)
+        if self.path_length > 0 and locked.y != p1.y:
+            self.path_length = -1
+        return best
+
+    def plan_blind(self, Game game not None):
+        """plan() without looking at the next piece: the first placement is judged by the
+        expected value of the piece the picker will draw after the current one (the
+        --reaction mode, before the bot may use the next piece)."""
         cdef int best
-        cdef double value
+        cdef Verdict verdict
         cdef Placement* p
         with nogil:
-            best = self.choose(&game.g, &value)
+            best = self.choose_blind(&game.g, &verdict)
         if best < 0:
             return None
         p = &self.first.placements[best]
         pads = bytearray(p.frames if self.path_length < 0 else self.path_length)
         self.chosen_pads(best, <uint8_t*><char*>pads)
-        return bytes(pads), p.x, p.y, p.orientation, value
+        return bytes(pads), p.x, p.y, p.orientation, verdict.value
+
+    def plan(self, Game game not None):
+        """Choose the current piece's placement. Returns (pads, x, y, orientation, value) or
+        None when the piece has no placement at all."""
+        cdef int best
+        cdef Verdict verdict
+        cdef Placement* p
+        with nogil:
+            best = self.choose(&game.g, &verdict)
+        if best < 0:
+            return None
+        p = &self.first.placements[best]
+        pads = bytearray(p.frames if self.path_length < 0 else self.path_length)
+        self.chosen_pads(best, <uint8_t*><char*>pads)
+        return bytes(pads), p.x, p.y, p.orientation, verdict.value
 
     @property
     def next_lock(self):

@@ -7,13 +7,18 @@ per frame, then nothing until the next piece. So simulated figures carry over to
 
 from libc.stdint cimport uint8_t, uint16_t, uint32_t
 from libc.stdlib cimport free, malloc
+from libc.string cimport memmove
 
+from nesbot._core.evaluate cimport Verdict
 from nesbot._core.game cimport Game
+from nesbot._core.pieces cimport LEVEL_ONE_FRAME_ROWS as LEVEL_29
 from nesbot._core.rules cimport (
     PLAY_ACTIVE,
     PLAY_CLEAR_ANIMATION,
     PLAY_SCORE,
     PLAY_TOPPED_OUT,
+    POWER_ON_RNG,
+    SCORE_CAP,
     Game as GameC,
     game_step,
     rng_step,
@@ -22,8 +27,6 @@ from nesbot._core.search cimport Planner
 
 cdef enum:
     PATH_ROOM = 65536                # Placement.frames is 16 bits
-    LEVEL_29 = 29                    # 1 frame per row: the "kill screen" speed
-    SCORE_CAP = 999999
 
 
 cdef inline uint32_t bcd(const uint8_t* little_endian, int n) noexcept nogil:
@@ -36,21 +39,26 @@ cdef inline uint32_t bcd(const uint8_t* little_endian, int n) noexcept nogil:
 
 def nes_rng(int steps) -> int:
     """The NES RNG after `steps` steps from its power-on value $8988 (its cycle is 32,767)."""
-    cdef uint16_t r = 0x8988
+    cdef uint16_t r = POWER_ON_RNG
     for _ in range(steps):
         r = rng_step(r)
     return r
 
 
-def play(Planner planner, Game game, long max_frames=10_000_000, int stop_level=255) -> dict:
+def play(Planner planner not None, Game game not None, long max_frames=10_000_000,
+         int stop_level=255, int reaction=0) -> dict:
     """Play `game` (in place) with the planner until top-out, `max_frames` frames, or the
     level reaching `stop_level`.
+
+    `reaction` N > 0: for a new piece's first N input frames the planner may not use the
+    next piece (Planner.plan_blind); then it plans again, from where the piece is, with it.
 
     Returns score (as the game shows it, capped), lines, level, pieces, frames, tetrises,
     topped_out, maxout (999,999 reached before level 29), pre29_points (points earned while
     the level is below 29, uncapped: the score's own increments, and once the score is
-    capped, what the ROM would add to a zero score) and lines_at_29 (lines when level 29
-    began, None if it did not).
+    capped, what the ROM would add to a zero score), lines_at_29 (lines when level 29
+    began, None if it did not), fallbacks (plans whose every option the calming rules
+    vetoed) and truncated (plans whose search ran out of node capacity).
     """
     cdef GameC* g = &game.g
     cdef GameC before               # the game before a step that may score
@@ -59,24 +67,35 @@ def play(Planner planner, Game game, long max_frames=10_000_000, int stop_level=
     cdef long frames = 0
     cdef uint32_t pieces = 0, tetrises = 0, pre29 = 0
     cdef int lines_at_29 = 0 if g.level >= LEVEL_29 else -1
+    cdef long fallbacks = planner.fallbacks, truncations = planner.truncations
     cdef uint8_t pad
     cdef bint was_active = False, maxout = False
-    cdef double value
+    cdef Verdict verdict
+    if reaction < 0:
+        raise ValueError(f"reaction {reaction} is negative")
     if pads == NULL:
         raise MemoryError()
     try:
         with nogil:
             while (frames < max_frames and g.play_state != PLAY_TOPPED_OUT
                    and g.level < stop_level):
-                if g.play_state == PLAY_ACTIVE and not was_active:
-                    best = planner.choose(g, &value)
+                if g.play_state == PLAY_ACTIVE and (
+                        not was_active or (reaction and next_pad == reaction)):
+                    if was_active or not reaction:
+                        best = planner.choose(g, &verdict)
+                    else:
+                        best = planner.choose_blind(g, &verdict)
                     path = planner.chosen_pads(best, pads) if best >= 0 else 0
-                    next_pad = 0
-                    pieces += 1
+                    if was_active:
+                        path += reaction   # the replan's pads continue the frame count
+                        memmove(pads + reaction, pads, path - reaction)
+                    else:
+                        pieces += 1
+                        next_pad = 0
                 pad = 0
                 if g.play_state == PLAY_ACTIVE and next_pad < path:
                     pad = pads[next_pad]
-                    next_pad += 1
+                next_pad += g.play_state == PLAY_ACTIVE
                 was_active = g.play_state == PLAY_ACTIVE
                 if g.play_state == PLAY_CLEAR_ANIMATION or g.play_state == PLAY_SCORE:
                     # The NMI may end the animation and the logic score in the same step:
@@ -113,4 +132,6 @@ def play(Planner planner, Game game, long max_frames=10_000_000, int stop_level=
         "maxout": maxout,
         "pre29_points": pre29,
         "lines_at_29": lines_at_29 if lines_at_29 >= 0 else None,
+        "fallbacks": planner.fallbacks - fallbacks,
+        "truncated": planner.truncations - truncations,
     }

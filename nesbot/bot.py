@@ -14,12 +14,10 @@ import numpy as np
 from nesbot import ram
 from nesbot._core.buttons import DOWN, LEFT, RIGHT, A, B, nes_to_pad, pad_to_nes
 from nesbot._core.game import Game
-from nesbot._core.search import Planner
 from nesbot.emulator import AND_ONSET
-from nesbot.errors import NesbotError
 from nesbot.evaluators import Evaluator, get_evaluator
+from nesbot.planning import PlannerSettings, build_planner
 
-TAP_RATES = {30: 2, 20: 3, 15: 4, 12: 5, 10: 6}  # Hz -> frames between presses of a button
 ALIGNED, STRADDLED = "aligned", "straddled"
 # Once reads straddle, every press is held for a second frame and released for at least one:
 # at most 20 Hz per button.
@@ -50,15 +48,16 @@ class Bot:
     where the simulator was one step earlier), the bot switches then and plans again.
     """
 
-    def __init__(self, evaluator: Evaluator | None = None, tap_hz: int = 30) -> None:
-        if tap_hz not in TAP_RATES:
-            raise NesbotError(f"--tap-hz {tap_hz} is not one of {sorted(TAP_RATES)}")
+    def __init__(
+        self, evaluator: Evaluator | None = None, settings: PlannerSettings | None = None
+    ) -> None:
         evaluator = evaluator or get_evaluator()
+        self.settings = settings or PlannerSettings()
         self.evaluator_name = evaluator.name
-        self.tap_interval = TAP_RATES[tap_hz]
-        self.planner = Planner(evaluator, tap_interval=self.tap_interval)
-        self._straddled_planner = Planner(
-            evaluator, tap_interval=max(self.tap_interval, STRADDLED_TAP_INTERVAL)
+        self.tap_interval = self.settings.tap_interval
+        self.planner = build_planner(evaluator, self.settings)
+        self._straddled_planner = build_planner(
+            evaluator, self.settings, max(self.tap_interval, STRADDLED_TAP_INTERVAL)
         )
         self.desyncs = 0
         self.reading = ALIGNED
@@ -86,7 +85,11 @@ class Bot:
             self._expected = None
             return self._send(0)
         if self._expected is None:
-            self._replan(memory)
+            self._replan(memory, blind=self.settings.reaction > 0)
+        elif self._next == self.settings.reaction > 0 and self._positions[
+            was_aligned
+        ] == _position(memory):
+            self._replan(memory)  # --reaction: the next piece may be used from here
         else:
             seen = _position(memory)
             if seen != self._positions[was_aligned]:
@@ -128,7 +131,17 @@ class Bot:
         elif self.reading == STRADDLED and seen == after != before:
             self.reading = ALIGNED
 
-    def _replan(self, memory: np.ndarray) -> None:
+    @property
+    def fallbacks(self) -> int:
+        """Plans whose every option the calming rules vetoed (the least bad was played)."""
+        return self.planner.fallbacks + self._straddled_planner.fallbacks
+
+    @property
+    def truncated(self) -> int:
+        """Plans whose search ran out of node capacity."""
+        return self.planner.truncations + self._straddled_planner.truncations
+
+    def _replan(self, memory: np.ndarray, blind: bool = False) -> None:
         if self.reading == ALIGNED:
             game, lead, planner = ram.game_from_ram(memory), b"", self.planner
         else:
@@ -141,7 +154,7 @@ class Bot:
         if not start.active:
             return
         started = time.perf_counter()
-        chosen = planner.plan(start)
+        chosen = planner.plan_blind(start) if blind else planner.plan(start)
         self.plan_seconds.append(time.perf_counter() - started)
         self.planned_lock = None if chosen is None else chosen[1:4]
         self.planned_next_lock = None if chosen is None else planner.next_lock

@@ -10,9 +10,9 @@ from nesbot._core.buttons import describe
 from nesbot._core.evaluate import evaluate_trace, format_trace
 from nesbot._core.game import Game
 from nesbot._core.pieces import PIECE_NAMES, SPAWN_TABLE
-from nesbot.bot import Bot
 from nesbot.errors import NesbotError
 from nesbot.evaluators import Evaluator
+from nesbot.planning import DEFAULT_SETTINGS, PlannerSettings, build_planner
 
 
 def read_board(path: str) -> list[int]:
@@ -46,11 +46,18 @@ def _board_text(masks: list[int]) -> str:
     return "\n".join("".join("#" if m >> c & 1 else "." for c in range(10)) for m in masks)
 
 
-def explain(board_path: str, piece: str, next_piece: str, level: int, evaluator: Evaluator) -> str:
+def explain(
+    board_path: str,
+    piece: str,
+    next_piece: str,
+    level: int,
+    evaluator: Evaluator,
+    settings: PlannerSettings = DEFAULT_SETTINGS,
+) -> str:
     rows = read_board(board_path)
     lines = ["board:", _board_text(rows), "", format_trace(evaluate_trace(rows, 0, 0, evaluator))]
     game = Game.spawned(rows, _spawn(piece), _spawn(next_piece), level)
-    chosen = Bot(evaluator).planner.plan(game)
+    chosen = build_planner(evaluator, settings).plan(game)
     if chosen is None:
         return "\n".join([*lines, "", f"{piece.upper()} has no placement that keeps the game on"])
     pads, x, y, orientation, _value = chosen

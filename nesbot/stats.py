@@ -19,10 +19,12 @@ from tqdm import tqdm
 
 from nesbot import ram
 from nesbot._core.game import Game
+from nesbot._core.pieces import KILL_SCREEN_LEVEL
 from nesbot._core.search import Planner
 from nesbot._core.simulate import nes_rng, play
 from nesbot.errors import NesbotError
 from nesbot.evaluators import Evaluator
+from nesbot.planning import DEFAULT_SETTINGS, PlannerSettings, build_planner
 
 MEATFIGHTER_MEDIAN = 989_200  # his published median of ~1.7 million 19-28 games
 RNG_CYCLE = 32_767
@@ -48,25 +50,25 @@ class GameSpec:
     """Everything one simulated game depends on."""
 
     evaluator: Evaluator
-    tap_interval: int
+    settings: PlannerSettings
     level: int
     seed: int
     index: int
     stop_level: int = LEVEL_LIMIT  # stop at this level (29: the 19-28 plateau only)
 
 
-_planner: tuple[tuple[Evaluator, int], Planner] | None = None
+_planner: tuple[tuple[Evaluator, PlannerSettings], Planner] | None = None
 
 
 def play_one(spec: GameSpec) -> dict:
     """Play one simulated game; each process keeps the planner of its last evaluator."""
     global _planner
-    key = (spec.evaluator, spec.tap_interval)
+    key = (spec.evaluator, spec.settings)
     if _planner is None or _planner[0] != key:
-        _planner = (key, Planner(spec.evaluator, tap_interval=spec.tap_interval))
+        _planner = (key, build_planner(spec.evaluator, spec.settings))
     rng, spawn_count, frame_counter = game_setup(spec.seed, spec.index)
     game = Game.start(spec.level, rng, spawn_count, frame_counter)
-    return play(_planner[1], game, MAX_FRAMES, spec.stop_level)
+    return play(_planner[1], game, MAX_FRAMES, spec.stop_level, spec.settings.reaction)
 
 
 def run_games(
@@ -108,6 +110,8 @@ class Summary:
     tetris_rate: float
     post29_lines_median: float | None
     pieces_per_s: float
+    fallbacks: int  # plans whose every option the calming rules vetoed (the least bad played)
+    truncated: int  # plans whose search ran out of node capacity (played on what it found)
 
     def to_json(self) -> str:
         return json.dumps(asdict(self))
@@ -132,6 +136,8 @@ def summarize(results: list[dict], seconds: float) -> Summary:
         else 0.0,
         post29_lines_median=float(np.median(post29)) if post29 else None,
         pieces_per_s=round(sum(r["pieces"] for r in results) / max(seconds, 1e-9), 1),
+        fallbacks=sum(r["fallbacks"] for r in results),
+        truncated=sum(r["truncated"] for r in results),
     )
 
 
@@ -141,15 +147,15 @@ def simulate(
     level: int = 19,
     seed: int = 0,
     workers: int = 1,
-    tap_interval: int = 2,
+    settings: PlannerSettings = DEFAULT_SETTINGS,
     progress: bool = True,
 ) -> tuple[Summary, list[dict]]:
     """Play `games` simulated games from `level`; the summary and every game's result."""
     if games < 1:
         raise NesbotError(f"--games {games}: need at least 1")
-    if not 0 <= level <= 29:
-        raise NesbotError(f"--level {level} is outside 0-29")
-    specs = [GameSpec(evaluator, tap_interval, level, seed, i) for i in range(games)]
+    if not 0 <= level <= KILL_SCREEN_LEVEL:
+        raise NesbotError(f"--level {level} is outside 0-{KILL_SCREEN_LEVEL}")
+    specs = [GameSpec(evaluator, settings, level, seed, i) for i in range(games)]
     started = time.perf_counter()
     with tqdm(total=games, unit="game", disable=not progress or None, leave=False) as bar:
         results = run_games(specs, workers, lambda: bar.update(1))

@@ -24,16 +24,17 @@ from typing import Any
 
 import numpy as np
 
+from nesbot._core.pieces import KILL_SCREEN_LEVEL
 from nesbot.errors import NesbotError
 from nesbot.evaluators import Evaluator
+from nesbot.planning import DEFAULT_SETTINGS, PlannerSettings
 from nesbot.stats import GameSpec, play_one, run_games
 from nesbot.weights import Weights
 
 INERTIA = 0.729844
 COGNITIVE = 1.496180
 SOCIAL = 1.496180
-CHECKPOINT_VERSION = 1
-LEVEL_29 = 29
+CHECKPOINT_VERSION = 2
 
 
 @dataclass(frozen=True)
@@ -46,7 +47,7 @@ class TrainConfig:
     games: int = 30
     level: int = 19
     seed: int = 0
-    tap_interval: int = 2
+    settings: PlannerSettings = DEFAULT_SETTINGS
     spread: float = 0.5  # the initial swarm: start + normal(0, spread) per weight
     bound: float = 5.0  # positions stay in [-bound, bound]; restarts draw uniformly there
     max_velocity: float = 1.0  # per dimension
@@ -80,8 +81,8 @@ def particle_evaluator(vector: np.ndarray, ceiling: float) -> Evaluator:
 
 def _specs(config: TrainConfig, positions: np.ndarray) -> list[GameSpec]:
     return [
-        GameSpec(particle_evaluator(p, config.ceiling), config.tap_interval, config.level,
-                 config.seed, game, stop_level=LEVEL_29)
+        GameSpec(particle_evaluator(p, config.ceiling), config.settings, config.level,
+                 config.seed, game, stop_level=KILL_SCREEN_LEVEL)
         for p in positions
         for game in range(config.games)
     ]
@@ -275,7 +276,7 @@ def trained_weights(swarm: Swarm, config: TrainConfig, command: str) -> Weights:
         "iterations": swarm.iteration,
         "particles": config.particles,
         "level": config.level,
-        "tap_interval": config.tap_interval,
+        "planner": asdict(config.settings),
         "restarts": swarm.restarts,
         "fitness": swarm.global_fitness,
         "fitness_definition": "mean of the best third of pre-29 points over the games",

@@ -1,54 +1,62 @@
-"""Planner speed and determinism: plan every piece of simulated level-19 games.
+"""Planner speed and determinism: the bot plans every piece of simulated level-19 games.
 
-Prints plan time percentiles (two-piece chain, one core), nodes searched, and a fingerprint
-of all decisions: the same code gives the same fingerprint on every machine.
+The bot reads the simulated game through the RAM map as it reads the ROM
+(nesbot.simulated_ram), so the times are the bot's own plans. Prints plan time percentiles
+(one core), nodes searched, and a fingerprint of all decisions: the same code gives the same
+fingerprint on every machine.
 """
 
 import argparse
 import hashlib
-import time
 
 import numpy as np
 
 from nesbot._core.game import Game
+from nesbot._core.simulate import nes_rng
 from nesbot.bot import Bot
 from nesbot.evaluators import get_evaluator
+from nesbot.planning import DEFAULT_LOOKAHEAD, PlannerSettings
+from nesbot.simulated_ram import run_policy
+
+
+class RecordingBot(Bot):
+    """The bot, also hashing every decision and counting the nodes each plan searched."""
+
+    def __init__(self, *args: object) -> None:
+        super().__init__(*args)
+        self.digest = hashlib.sha256()
+        self.nodes: list[int] = []
+
+    def _replan(self, memory: np.ndarray, blind: bool = False) -> None:
+        super()._replan(memory, blind)
+        self.digest.update(repr(self.planned_lock).encode())
+        self.nodes.append(self.planner.nodes_searched)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--pieces", type=int, default=300, help="pieces per game")
+    parser.add_argument("--frames", type=int, default=9000, help="frames per game (9000)")
     parser.add_argument("--games", type=int, default=2)
     parser.add_argument("--tap-hz", type=int, default=30)
-    parser.add_argument("--evaluator", default="meatfighter-2018")
+    parser.add_argument("--lookahead", type=int, default=DEFAULT_LOOKAHEAD)
+    parser.add_argument("--reaction", type=int, default=0)
+    parser.add_argument("--next-search", default="plain")
+    parser.add_argument("--evaluator", default=None, help="default: the default evaluator")
     args = parser.parse_args()
 
-    planner = Bot(get_evaluator(args.evaluator), args.tap_hz).planner
-    digest = hashlib.sha256()
-    seconds, nodes = [], []
+    settings = PlannerSettings(args.tap_hz, args.lookahead, args.reaction, args.next_search)
+    bot = RecordingBot(get_evaluator(args.evaluator), settings)
     for seed in range(1, args.games + 1):
-        game = Game.start(19, 0x8988 ^ (seed * 0x1F3D), frame_counter=seed)
-        plan, index, was_active, pieces = b"", 0, False, 0
-        while not game.topped_out and pieces < args.pieces:
-            if game.active and not was_active:
-                started = time.perf_counter()
-                chosen = planner.plan(game)
-                seconds.append(time.perf_counter() - started)
-                nodes.append(planner.nodes_searched)
-                plan, index = (chosen[0] if chosen else b""), 0
-                digest.update(repr(chosen[1:4] if chosen else None).encode())
-                pieces += 1
-            was_active = game.active
-            game.step(plan[index] if game.active and index < len(plan) else 0)
-            index += 1
-    ms = np.array(seconds) * 1000
+        run_policy(bot, Game.start(19, nes_rng(seed * 977), seed, seed), args.frames)
+    ms = np.array(bot.plan_seconds) * 1000
+    print(f"settings {settings}")
     print(f"pieces planned {len(ms)}")
     print(
         f"plan ms  p50 {np.percentile(ms, 50):.2f}  p99 {np.percentile(ms, 99):.2f}  "
         f"max {ms.max():.2f}"
     )
-    print(f"nodes per plan  mean {np.mean(nodes):,.0f}")
-    print(f"fingerprint {digest.hexdigest()[:16]}")
+    print(f"nodes per plan  mean {np.mean(bot.nodes):,.0f}")
+    print(f"fingerprint {bot.digest.hexdigest()[:16]}")
 
 
 if __name__ == "__main__":

@@ -27,6 +27,8 @@ PLAY_KEYS = {
     "desyncs",
     "plan_ms_p50",
     "plan_ms_p99",
+    "fallbacks",
+    "truncated",
     "seed",
     "rom_md5",
 }
@@ -77,7 +79,7 @@ def test_bot_follows_the_pad_poll_when_steps_straddle_it(emulator, new_game):
 def test_held_presses_lock_alike_whether_anded_or_late(seed):
     """A straddled frame sees its buttons ANDed with the next frame's, or alone: with every
     press held for a second frame, both lock the piece where the plan does."""
-    bot = Bot(tap_hz=30)
+    bot = Bot()
     game = Game.start(19, 0x8988 + seed * 977)
     planner = bot._straddled_planner
     for _ in range(12):

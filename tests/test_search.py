@@ -86,12 +86,24 @@ CASES = [  # (board seed, stack height, orientation, level, tap interval, shift 
 ]
 
 
+# Every tap rate at the levels that matter, each on a stack high enough that the oracle's
+# state space stays small (at 12 and 10 Hz a button's wait counter reaches 4 and 5).
+STACK_BY_LEVEL = {0: 18, 15: 14, 18: 12, 19: 11}
+CASES += [
+    (20 + 5 * i + tap, height, (0x02, 0x07, 0x08, 0x0A, 0x0B, 0x0E, 0x12)[(i + tap) % 7], level,
+     tap, tap % 2 == 0)
+    for i, (level, height) in enumerate(STACK_BY_LEVEL.items())
+    for tap in range(2, 7)
+]
+
+
 @pytest.mark.parametrize("case", CASES)
 def test_oracle_agrees(case):
     seed, height, orientation, level, tap, both = case
     game = _game(_random_board(np.random.default_rng(seed), height), orientation, level)
     searcher = Searcher(tap_interval=tap, shift_and_rotate=both)
     fast = {(x, y, o): len(pads) for x, y, o, pads in searcher.placements_of(game)}
+    assert not searcher.truncated_last
     assert fast == _oracle(game, tap, both)
 
 

@@ -9,7 +9,10 @@ from test_cli import _assert_one_line_error, nesbot
 from nesbot._core.game import Game
 from nesbot._core.search import Planner
 from nesbot._core.simulate import nes_rng, play
+from nesbot.bot import Bot
 from nesbot.evaluators import EVALUATORS
+from nesbot.planning import PlannerSettings, build_planner
+from nesbot.simulated_ram import run_policy
 from nesbot.stats import GameSpec, game_setup, play_one, simulate
 
 SUMMARY_KEYS = [
@@ -24,30 +27,32 @@ SUMMARY_KEYS = [
     "tetris_rate",
     "post29_lines_median",
     "pieces_per_s",
+    "fallbacks",
+    "truncated",
 ]
 MEATFIGHTER = EVALUATORS["meatfighter-2018"]
 
 
-def test_the_c_loop_is_the_bots_protocol():
-    """play() sends the planned bytes from the first active frame, then nothing; the same
-    loop written out in Python reaches the same game, frame for frame."""
-    planner = Planner(MEATFIGHTER)
-    fast = Game.start(19, 0x5A5A, 9, 1234)
-    result = play(planner, fast, max_frames=4000)
-    slow = Game.start(19, 0x5A5A, 9, 1234)
-    plan, index, was_active = b"", 0, False
-    for _ in range(4000):
-        if slow.active and not was_active:
-            chosen = planner.plan(slow)
-            plan, index = (chosen[0] if chosen else b""), 0
-        was_active = slow.active
-        pad = 0
-        if slow.active and index < len(plan):
-            pad = plan[index]
-            index += 1
-        slow.step(pad)
-    assert slow.state() == fast.state()
-    assert result["frames"] == 4000
+@pytest.mark.parametrize(
+    "settings",
+    [PlannerSettings(lookahead=0), PlannerSettings(lookahead=1), PlannerSettings(reaction=18)],
+    ids=["two-piece", "lookahead", "reaction-18"],
+)
+def test_the_bot_on_ram_decides_as_simulated_games_do(settings):
+    """The bot reading RAM (as on the ROM) and the C loop of simulated games make the same
+    decisions and reach the same game, frame for frame: simulated figures carry over."""
+    evaluator = EVALUATORS["nesbot-trained"]
+    start = Game.start(19, nes_rng(4321), 9, 1234)
+    simulated = start.copy()
+    result = play(build_planner(evaluator, settings), simulated, max_frames=3000,
+                  reaction=settings.reaction)
+    bot = Bot(evaluator, settings)
+    on_ram = start.copy()
+    frames = run_policy(bot, on_ram, 3000)
+    assert frames == result["frames"] == 3000
+    assert on_ram.state() == simulated.state()
+    assert bot.desyncs == 0
+    assert len(bot.plan_seconds) >= result["pieces"] > 60
 
 
 def test_points_before_29_equal_the_score_below_the_cap():
@@ -86,7 +91,7 @@ def test_same_seed_same_figures_whatever_the_workers():
     assert {k: v for k, v in vars(one).items() if k != "pieces_per_s"} == {
         k: v for k, v in vars(two).items() if k != "pieces_per_s"
     }
-    assert results_one[1] == play_one(GameSpec(MEATFIGHTER, 2, 28, 11, 1))
+    assert results_one[1] == play_one(GameSpec(MEATFIGHTER, PlannerSettings(), 28, 11, 1))
 
 
 def test_simulate_json_and_plot(tmp_path):
@@ -122,3 +127,11 @@ def test_a_failed_run_leaves_an_existing_plot_alone(tmp_path):
     result = nesbot("simulate", "--games", "0", "--plot", str(plot))
     assert result.returncode == 2
     assert plot.read_bytes() == b"the user's picture"
+
+
+def test_python_callers_cannot_crash_the_process():
+    """Typed extension arguments refuse None with TypeError instead of dereferencing it."""
+    with pytest.raises(TypeError):
+        play(None, Game.start(19, nes_rng(1)))
+    with pytest.raises(TypeError):
+        play(Planner(MEATFIGHTER), None)

@@ -1,0 +1,69 @@
+"""How the bot plans: the settings every command shares, and the one place a Planner is made.
+
+`nesbot play`, `simulate`, `train` and `explain` take the same planner options (--tap-hz,
+--lookahead, --reaction, --next-search); they become a PlannerSettings value, and
+`build_planner` turns it and an evaluator into a nesbot._core.search.Planner, so that the
+bot on the ROM and the simulated games always plan alike.
+"""
+
+from dataclasses import dataclass
+
+from nesbot._core.search import Planner
+from nesbot.errors import NesbotError
+
+TAP_RATES = {30: 2, 20: 3, 15: 4, 12: 5, 10: 6}  # Hz -> frames between presses of a button
+LOOKAHEADS = (0, 1)  # unknown pieces weighed after the known ones
+NEXT_SEARCHES = ("plain", "search")
+DEFAULT_LOOKAHEAD = 1
+# First placements the lookahead judges again by the expected unknown piece (the rest are
+# ranked by the two known pieces alone).
+DEFAULT_WIDTH = 8
+
+
+@dataclass(frozen=True)
+class PlannerSettings:
+    """Everything besides the evaluator that decides how a piece is planned.
+
+    tap_hz: the fastest one button is tapped. lookahead: 1 weighs the piece after the next
+    (not shown yet) with the NES picker's odds. reaction: frames of a new piece's input
+    planned before the next piece may be used (0: at once). next_search: how the next
+    piece's placements are found ("plain" paths, or the gamepad "search" with tucks and
+    spins). width: first placements the lookahead judges.
+    """
+
+    tap_hz: int = 30
+    lookahead: int = DEFAULT_LOOKAHEAD
+    reaction: int = 0
+    next_search: str = "plain"
+    width: int = DEFAULT_WIDTH
+
+    def __post_init__(self) -> None:
+        if self.tap_hz not in TAP_RATES:
+            raise NesbotError(f"--tap-hz {self.tap_hz} is not one of {sorted(TAP_RATES)}")
+        if self.lookahead not in LOOKAHEADS:
+            raise NesbotError(f"--lookahead {self.lookahead} is not one of {list(LOOKAHEADS)}")
+        if not 0 <= self.reaction <= 60:
+            raise NesbotError(f"--reaction {self.reaction} is outside 0-60 frames")
+        if self.next_search not in NEXT_SEARCHES:
+            raise NesbotError(f"--next-search {self.next_search!r} is not one of "
+                              f"{', '.join(NEXT_SEARCHES)}")
+
+    @property
+    def tap_interval(self) -> int:
+        return TAP_RATES[self.tap_hz]
+
+
+DEFAULT_SETTINGS = PlannerSettings()
+
+
+def build_planner(evaluator: object, settings: PlannerSettings,
+                  tap_interval: int | None = None) -> Planner:
+    """The planner for `evaluator` (anything nesbot._core.evaluate takes) and `settings`;
+    `tap_interval` overrides the settings' tap rate (the bot's straddled reading)."""
+    return Planner(
+        evaluator,
+        tap_interval=tap_interval or settings.tap_interval,
+        second=settings.next_search,
+        lookahead=settings.lookahead,
+        width=settings.width,
+    )

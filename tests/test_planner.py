@@ -1,0 +1,118 @@
+"""The planner: it always moves while the piece can lock, it says when its search ran out of
+room, it weighs unknown pieces with the NES picker's odds, and --reaction plans blind."""
+
+import numpy as np
+import pytest
+
+from nesbot._core.evaluate import blocks_spawn_py, next_spawn_blocked_py
+from nesbot._core.game import Game
+from nesbot._core.pieces import PIECE_TYPE, SPAWN_TABLE
+from nesbot._core.rules import piece_odds
+from nesbot._core.search import Planner, Searcher
+from nesbot._core.simulate import nes_rng
+from nesbot.evaluators import EVALUATORS
+from nesbot.planning import PlannerSettings, build_planner
+
+MEATFIGHTER = EVALUATORS["meatfighter-2018"]
+I_HORIZONTAL, T_DOWN = 0x12, 0x02
+PLAY_SPAWN = 8
+
+
+def _review_board() -> list[int]:
+    """Rows 2-19 full but for columns 8 and 9; row 1 has cells in columns 0 and 4."""
+    return [0, 0b0000010001] + [0b0011111111] * 18
+
+
+def test_a_vetoed_position_still_gets_the_least_bad_plan():
+    """Every (I, T) pair here breaks a calming rule (the stack reaches the spawn rows), but
+    five placements are legal: the planner plays one and says it fell back."""
+    game = Game.spawned(_review_board(), I_HORIZONTAL, T_DOWN, 19)
+    assert len(Searcher().placements_of(game)) == 5
+    for lookahead in (0, 1):
+        planner = build_planner(MEATFIGHTER, PlannerSettings(lookahead=lookahead))
+        chosen = planner.plan(game)
+        assert chosen is not None
+        assert planner.fallback_last and planner.fallbacks == 1
+        pads, x, y, orientation, _value = chosen
+        after = game.copy()
+        for pad in pads:
+            after.step(pad)
+        assert not after.active and after.position == (x, y, orientation)
+
+
+def test_rule_3_on_the_first_board_asks_only_about_the_known_next_piece():
+    """A cell at row 1, column 6 keeps Z and J from spawning but not O: the board before a
+    known O passes rule 3, while a board before an unknown piece does not."""
+    rows = [0] * 20
+    rows[1] = 1 << 6
+    assert blocks_spawn_py(rows)
+    assert not next_spawn_blocked_py(rows, 0x0A, MEATFIGHTER)  # O
+    assert next_spawn_blocked_py(rows, 0x08, MEATFIGHTER)  # Z
+    assert not next_spawn_blocked_py(rows, 0x08, EVALUATORS["el-tetris"])  # no calming rules
+
+
+def test_python_callers_get_type_errors_not_crashes():
+    planner = Planner(MEATFIGHTER)
+    for call in (planner.plan, planner.plan_blind, Searcher().placements_of,
+                 Searcher().plain_placements_of):
+        with pytest.raises(TypeError):
+            call(None)
+
+
+def test_a_search_out_of_room_says_so_and_still_moves():
+    """With too little node capacity the search is truncated: it says so, adds the plain
+    paths' placements, and every placement it gives still locks where it says."""
+    game = Game.spawned([0] * 20, T_DOWN, I_HORIZONTAL, 19)
+    small = Searcher(tap_interval=6, capacity=2000)
+    found = small.placements_of(game)
+    assert small.truncated_last
+    assert {p[:3] for p in found} >= set(Searcher().plain_placements_of(game))
+    for x, y, orientation, pads in found:
+        after = game.copy()
+        for pad in pads:
+            after.step(pad)
+        assert after.play_state == 2 and after.position == (x, y, orientation)
+    full = Searcher(tap_interval=6)
+    full.placements_of(game)
+    assert not full.truncated_last
+
+
+def test_picker_odds_are_what_the_nes_picker_does():
+    """The piece the simulator's picker draws at a spawn, from RNG states spread over its
+    cycle and any spawn count, follows rules.transition_odds given the piece before."""
+    rng = np.random.default_rng(1)
+    template = Game.spawned([0] * 20, T_DOWN, T_DOWN, 19).state()
+    counts = np.zeros((7, 7))
+    for _ in range(40_000):
+        before = int(rng.integers(7))
+        state = dict(template, play_state=PLAY_SPAWN, next_piece=SPAWN_TABLE[before],
+                     spawn_id=SPAWN_TABLE[before], rng=nes_rng(int(rng.integers(32_767))),
+                     spawn_count=int(rng.integers(256)))
+        game = Game.from_state(state)
+        game.step(0)  # the spawn: the next piece becomes current, a new one is drawn
+        counts[before, PIECE_TYPE[game.state()["next_piece"]]] += 1
+    empirical = counts / counts.sum(axis=1, keepdims=True)
+    odds = np.array(piece_odds())
+    assert np.allclose(odds.sum(axis=1), 1.0)
+    assert np.abs(empirical - odds).max() < 0.02  # ~5,700 draws per row: 3 sigma is 0.015
+
+
+def test_lookahead_keeps_the_well_for_the_unknown_i():
+    """Nine columns of four full rows and an empty column 9: with the I not shown yet, the
+    lookahead's expectation over the unknown third piece keeps the well open."""
+    rows = [0] * 16 + [0b0111111111] * 4
+    game = Game.spawned(rows, 0x0A, 0x0A, 19)  # O now, O next
+    planner = build_planner(MEATFIGHTER, PlannerSettings(lookahead=1))
+    _pads, x, _y, _orientation, _value = planner.plan(game)
+    assert x != 9  # the O's cells are columns x-1 and x: not in the well
+    assert planner.next_lock is not None and planner.next_lock[0] != 9
+
+
+def test_blind_plan_does_not_read_the_next_piece():
+    """plan_blind (--reaction) decides the same whatever the next piece is."""
+    rows = [0] * 14 + [0b0111111110] * 6
+    plans = set()
+    for next_piece in SPAWN_TABLE:
+        game = Game.spawned(rows, T_DOWN, next_piece, 19)
+        plans.add(Planner(MEATFIGHTER, lookahead=1).plan_blind(game)[1:4])
+    assert len(plans) == 1
