@@ -14,7 +14,8 @@ from nesbot._core.board cimport Board
 
 cdef enum:
     FEATURE_COUNT = 17               # meatfighter's 2018 features, indices 0..16
-    ALL_FEATURE_COUNT = 25           # and the other seeds' features, indices 17..24
+    SEED_FEATURE_COUNT = 25          # and the other seeds' features, indices 17..24
+    ALL_FEATURE_COUNT = 28           # and nesbot's NES features, indices 25..27
 
 cdef enum:
     # Feature indices into Features.f and Weights.w, in the order of seeds.md's table.
@@ -49,18 +50,26 @@ cdef enum:
     F_COVERED_CELL_HEIGHTS = 23      # Nguyen-Morua rule 2: covered cells, each weighted by its
                                      # row from the floor (row 19 = 1)
     F_LEFT_SIDE_HOLES = 24           # Nguyen-Morua rule 3: the mirror of rule 1
+    # nesbot's NES features (what scores from 19 to 29: Tetrises, and the well they need):
+    F_TETRIS_READY = 25              # 1 when the 4 rows above the lowest column (the rightmost
+                                     # lowest) are full but for it: an I there makes a Tetris
+    F_BURNED_LINES = 26              # lines cleared by singles, doubles and triples (filled in
+                                     # by the caller): before level 29 they score a fraction
+                                     # of a Tetris's points per line
+    F_RIGHT_COLUMN_HEIGHT = 27       # height of column 9: the NES well, 4 taps right of spawn
 
 cdef enum:
     CEILING_ROWS = 7                 # rule 2 penalises filled cells in rows 0..6 (and -2, -1)
 
 ctypedef struct Features:
-    double f[25]                     # feature values, indexed by the F_ indices
+    double f[28]                     # feature values, indexed by the F_ indices
 
 ctypedef struct Weights:
-    double w[25]                     # one weight per feature, indexed by the F_ indices
+    double w[28]                     # one weight per feature, indexed by the F_ indices
     double ceiling_weight            # rule 2 scale: a cell in row r < 7 costs this / (r + 1)
     bint calming                     # the search applies rules 1, 3 and 4 (meatfighter-2018)
     bint extra                       # some w[17..24] is nonzero: compute those features too
+    bint nes                         # some w[25..27] is nonzero: compute those too
 
 
 # The 15 board features of indices 0..16 into out.f; out.f[F_TOTAL_LINES_CLEARED] and
@@ -70,8 +79,13 @@ cdef void board_features(const Board* b, Features* out) noexcept nogil
 # The board features of indices 17..24 into out.f; out.f[F_LANDING_HEIGHT] is set to 0.
 cdef void extra_features(const Board* b, Features* out) noexcept nogil
 
-# Weighted sum of the features plus the ceiling penalty; lower is better.
-cdef double evaluate(const Board* b, int lines_cleared, int lock_height_total,
+# The board features of indices 25..27 into out.f; out.f[F_BURNED_LINES] is set to 0.
+cdef void nes_features(const Board* b, Features* out) noexcept nogil
+
+# Weighted sum of the features plus the ceiling penalty; lower is better. The caller
+# knows the placements: lines cleared, lines burned (cleared by non-Tetris clears), the
+# pieces' lock and landing heights, each summed over the placements.
+cdef double evaluate(const Board* b, int lines_cleared, int burned, int lock_height_total,
                      double landing_height_total, const Weights* w) noexcept nogil
 
 # Rule 2 alone: ceiling_weight / max(r + 1, 1) summed over filled cells of rows -2..6.
@@ -132,3 +146,8 @@ cdef Verdict judge_dead_end(const Board* b, int cleared, int lock_height,
 
 # Rules 3-4 on a board that an unknown piece will follow (any of the seven must spawn).
 cdef bint board_vetoed(const Board* b, const Weights* w) noexcept nogil
+
+
+# Lines burned by a clear of `cleared` rows: all of them unless it is a Tetris.
+cdef inline int burned_lines(int cleared) noexcept nogil:
+    return 0 if cleared == 4 else cleared

@@ -102,7 +102,12 @@ EXTRA_FEATURE_NAMES: tuple[str, ...] = (
     "covered_cell_heights",
     "left_side_holes",
 )
-ALL_FEATURE_NAMES: tuple[str, ...] = FEATURE_NAMES + EXTRA_FEATURE_NAMES
+NES_FEATURE_NAMES: tuple[str, ...] = (
+    "tetris_ready",
+    "burned_lines",
+    "right_column_height",
+)
+ALL_FEATURE_NAMES: tuple[str, ...] = FEATURE_NAMES + EXTRA_FEATURE_NAMES + NES_FEATURE_NAMES
 DEFAULT_CEILING_WEIGHT: float = 1000.0
 
 _bench_sink = 0.0
@@ -246,7 +251,35 @@ cdef void extra_features(const Board* b, Features* out) noexcept nogil:
     out.f[F_LEFT_SIDE_HOLES] = left_side
 
 
-cdef double evaluate(const Board* b, int lines_cleared, int lock_height_total,
+cdef void nes_features(const Board* b, Features* out) noexcept nogil:
+    cdef int c, r, well = 0, height, lowest = FIELD_ROWS + 1, ready = 1
+    cdef unsigned int m
+    cdef int heights[WIDTH]
+    for c in range(WIDTH):
+        heights[c] = 0
+    for r in range(FIELD_ROWS - 1, -1, -1):
+        m = b.rows[r + BOARD_HIDDEN]
+        while m:
+            heights[lowest_bit(m)] = FIELD_ROWS - r
+            m &= m - 1
+    for c in range(WIDTH):
+        if heights[c] <= lowest:
+            lowest = heights[c]
+            well = c
+    # The 4 rows just above the well's top: rows 19 - lowest down to 16 - lowest.
+    if lowest > FIELD_ROWS - 4:
+        ready = 0
+    else:
+        for r in range(FIELD_ROWS - 4 - lowest, FIELD_ROWS - lowest):
+            if b.rows[r + BOARD_HIDDEN] != (FULL_ROW & ~(1 << well)):
+                ready = 0
+                break
+    out.f[F_TETRIS_READY] = ready
+    out.f[F_BURNED_LINES] = 0
+    out.f[F_RIGHT_COLUMN_HEIGHT] = heights[WIDTH - 1]
+
+
+cdef double evaluate(const Board* b, int lines_cleared, int burned, int lock_height_total,
                      double landing_height_total, const Weights* w) noexcept nogil:
     cdef Features feat
     cdef double s = 0.0
@@ -259,7 +292,12 @@ cdef double evaluate(const Board* b, int lines_cleared, int lock_height_total,
     if w.extra:
         extra_features(b, &feat)
         feat.f[F_LANDING_HEIGHT] = landing_height_total
-        for i in range(FEATURE_COUNT, ALL_FEATURE_COUNT):
+        for i in range(FEATURE_COUNT, SEED_FEATURE_COUNT):
+            s += w.w[i] * feat.f[i]
+    if w.nes:
+        nes_features(b, &feat)
+        feat.f[F_BURNED_LINES] = burned
+        for i in range(SEED_FEATURE_COUNT, ALL_FEATURE_COUNT):
             s += w.w[i] * feat.f[i]
     if w.ceiling_weight != 0.0:
         s += ceiling_penalty(b, w.ceiling_weight)
@@ -337,7 +375,8 @@ cdef Verdict judge_pair(const Board* b, int cleared1, int cleared2, int lock_hei
                         double landing_height_total, bint first_vetoed,
                         const Weights* w) noexcept nogil:
     cdef Verdict v
-    v.value = evaluate(b, cleared1 + cleared2, lock_height_total, landing_height_total, w)
+    v.value = evaluate(b, cleared1 + cleared2, burned_lines(cleared1) + burned_lines(cleared2),
+                       lock_height_total, landing_height_total, w)
     v.rank = RANK_PLAIN
     if w.calming:
         if first_vetoed or board_vetoed(b, w):
@@ -352,7 +391,7 @@ cdef Verdict judge_pair(const Board* b, int cleared1, int cleared2, int lock_hei
 cdef Verdict judge_one(const Board* b, int cleared, int lock_height, double landing_height,
                        const Weights* w) noexcept nogil:
     cdef Verdict v
-    v.value = evaluate(b, cleared, lock_height, landing_height, w)
+    v.value = evaluate(b, cleared, burned_lines(cleared), lock_height, landing_height, w)
     v.rank = RANK_PLAIN
     if w.calming:
         if board_vetoed(b, w):
@@ -366,7 +405,7 @@ cdef Verdict judge_dead_end(const Board* b, int cleared, int lock_height,
                             double landing_height, const Weights* w) noexcept nogil:
     cdef Verdict v
     v.rank = RANK_NO_NEXT
-    v.value = evaluate(b, cleared, lock_height, landing_height, w)
+    v.value = evaluate(b, cleared, burned_lines(cleared), lock_height, landing_height, w)
     return v
 
 
@@ -402,6 +441,9 @@ cdef int load_weights(object weights, Weights* w) except -1:
         if len(vec) not in (FEATURE_COUNT, ALL_FEATURE_COUNT):
             raise ValueError(f"as_vector() gave {len(vec)} weights, expected {FEATURE_COUNT} "
                              f"or {ALL_FEATURE_COUNT}")
+        if len(vec) == FEATURE_COUNT:   # a weights record: its NES features by name
+            vec += [0.0] * (SEED_FEATURE_COUNT - FEATURE_COUNT)
+            vec += [float(getattr(weights, name, 0.0)) for name in NES_FEATURE_NAMES]
     else:
         vec = [float(v) for v in weights]
         if len(vec) == FEATURE_COUNT:
@@ -414,10 +456,13 @@ cdef int load_weights(object weights, Weights* w) except -1:
                 f"ceiling weight last), got {len(vec)}")
     vec += [0.0] * (ALL_FEATURE_COUNT - len(vec))
     w.extra = False
+    w.nes = False
     for i in range(ALL_FEATURE_COUNT):
         w.w[i] = vec[i]
-        if i >= FEATURE_COUNT and vec[i] != 0.0:
+        if FEATURE_COUNT <= i < SEED_FEATURE_COUNT and vec[i] != 0.0:
             w.extra = True
+        if i >= SEED_FEATURE_COUNT and vec[i] != 0.0:
+            w.nes = True
     w.ceiling_weight = ceiling
     w.calming = calming
     return 0
@@ -433,13 +478,14 @@ def board_features_py(rows) -> list[float]:
 
 
 def all_features_py(rows) -> list[float]:
-    """All 25 features in ALL_FEATURE_NAMES order; the caller-known ones (lines cleared, lock
-    height, landing height) are 0."""
+    """All features in ALL_FEATURE_NAMES order; the caller-known ones (lines cleared and
+    burned, lock height, landing height) are 0."""
     cdef Board b
     cdef Features f
     _load_board(rows, &b)
     board_features(&b, &f)
     extra_features(&b, &f)
+    nes_features(&b, &f)
     return [f.f[i] for i in range(ALL_FEATURE_COUNT)]
 
 
@@ -451,17 +497,18 @@ def ceiling_penalty_py(rows, double ceiling_weight=DEFAULT_CEILING_WEIGHT) -> fl
 
 
 def evaluate_py(rows, int lines_cleared, int lock_height_total, weights,
-                double landing_height_total=0.0) -> float:
+                double landing_height_total=0.0, int burned=0) -> float:
     """The evaluation the search uses: weighted features plus ceiling penalty; lower is better."""
     cdef Board b
     cdef Weights w
     _load_board(rows, &b)
     load_weights(weights, &w)
-    return evaluate(&b, lines_cleared, lock_height_total, landing_height_total, &w)
+    return evaluate(&b, lines_cleared, burned, lock_height_total, landing_height_total, &w)
 
 
 def evaluate_trace(rows, int lines_cleared, int lock_height_total, weights,
-                   double landing_height_total=0.0) -> list[tuple[str, float, float, float]]:
+                   double landing_height_total=0.0,
+                   int burned=0) -> list[tuple[str, float, float, float]]:
     """Every term of evaluate_py as (name, value, weight, weighted term).
 
     The rows are the features with a nonzero weight, in ALL_FEATURE_NAMES order. Then ("ceiling_penalty", sum of
@@ -475,15 +522,18 @@ def evaluate_trace(rows, int lines_cleared, int lock_height_total, weights,
     load_weights(weights, &w)
     board_features(&b, &f)
     extra_features(&b, &f)
+    nes_features(&b, &f)
     f.f[F_TOTAL_LINES_CLEARED] = lines_cleared
     f.f[F_TOTAL_LOCK_HEIGHT] = lock_height_total
     f.f[F_LANDING_HEIGHT] = landing_height_total
+    f.f[F_BURNED_LINES] = burned
     trace = [(ALL_FEATURE_NAMES[i], f.f[i], w.w[i], w.w[i] * f.f[i])
              for i in range(ALL_FEATURE_COUNT) if w.w[i] != 0.0]
     trace.append(("ceiling_penalty", ceiling_penalty(&b, 1.0), w.ceiling_weight,
                   ceiling_penalty(&b, w.ceiling_weight)))
     trace.append(("total", math.nan, math.nan,
-                  evaluate(&b, lines_cleared, lock_height_total, landing_height_total, &w)))
+                  evaluate(&b, lines_cleared, burned, lock_height_total, landing_height_total,
+                           &w)))
     return trace
 
 
@@ -544,7 +594,7 @@ def bench_evaluate(rows, long n, weights=None) -> float:
     start = time.perf_counter()
     with nogil:
         for i in range(n):
-            sink += evaluate(&boards[i & 1], <int>(i & 3), 0, 0.0, &w)
+            sink += evaluate(&boards[i & 1], <int>(i & 3), 0, 0, 0.0, &w)
     elapsed = time.perf_counter() - start
     _bench_sink = sink
     return elapsed

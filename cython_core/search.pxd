@@ -94,6 +94,7 @@ ctypedef struct Candidate:
     bint has_next
     uint8_t level                    # after both pieces' lines
     int cleared                      # rows cleared by both pieces
+    int burned                       # of them, rows cleared by non-Tetris clears
     int lock_height                  # their lock heights summed
     double landing                   # their landing heights summed
 

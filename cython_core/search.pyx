@@ -21,6 +21,7 @@ from nesbot._core.evaluate cimport (
     Weights,
     better,
     board_vetoed,
+    burned_lines,
     evaluate,
     judge_dead_end,
     judge_one,
@@ -492,8 +493,9 @@ cdef class Planner:
                 p = &self.unknown.placements[k]
                 board3 = c.board
                 cleared3 = lock_and_clear(&board3, p.orientation, p.x, p.y)
-                v = evaluate(&board3, c.cleared + cleared3, c.lock_height + lock_height(p),
-                             c.landing + landing_height(p), &self.weights)
+                v = evaluate(&board3, c.cleared + cleared3, c.burned + burned_lines(cleared3),
+                             c.lock_height + lock_height(p), c.landing + landing_height(p),
+                             &self.weights)
                 vetoed = board_vetoed(&board3, &self.weights)
                 if (best_vetoed and not vetoed) or (vetoed == best_vetoed and v < best):
                     best = v
@@ -546,6 +548,7 @@ cdef class Planner:
                 c.verdict = judge_dead_end(&board1, cleared1, height1, landing1, &self.weights)
                 c.has_next = False
                 c.cleared = cleared1
+                c.burned = burned_lines(cleared1)
                 c.lock_height = height1
                 c.landing = landing1
                 self._keep(&c, self.width if self.lookahead else 1)
@@ -558,6 +561,7 @@ cdef class Planner:
                 c.board = board1
                 cleared2 = lock_and_clear(&c.board, p2.orientation, p2.x, p2.y)
                 c.cleared = cleared1 + cleared2
+                c.burned = burned_lines(cleared1) + burned_lines(cleared2)
                 c.lock_height = height1 + lock_height(p2)
                 c.landing = landing1 + landing_height(p2)
                 c.verdict = judge_pair(&c.board, cleared1, cleared2, c.lock_height, c.landing,
@@ -591,6 +595,7 @@ cdef class Planner:
             p1 = &self.first.placements[a]
             c.board = g.board
             c.cleared = lock_and_clear(&c.board, p1.orientation, p1.x, p1.y)
+            c.burned = burned_lines(c.cleared)
             c.first = a
             c.level = g.level
             lines1[0] = g.lines[0]

@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from nesbot._core.evaluate import ALL_FEATURE_NAMES, FEATURE_NAMES
+from nesbot._core.evaluate import ALL_FEATURE_NAMES
 from nesbot.errors import NesbotError
-from nesbot.weights import DATA_DIR, MEATFIGHTER_2018, Weights, load_weights
+from nesbot.weights import DATA_DIR, MEATFIGHTER_2018, TRAINABLE_NAMES, Weights, load_weights
 
 
 @dataclass(frozen=True)
@@ -44,7 +44,7 @@ class Evaluator:
         """meatfighter's 17-feature form (a weights file) with the calming rules."""
         return cls(
             name=name,
-            weights={n: getattr(weights, n) for n in FEATURE_NAMES},
+            weights={n: getattr(weights, n) for n in TRAINABLE_NAMES},
             higher_is_better=False,
             calming=True,
             ceiling=weights.ceiling,

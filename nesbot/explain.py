@@ -7,7 +7,13 @@ The board file has 20 lines of 10 characters, top row first: '#' (or any letter)
 from pathlib import Path
 
 from nesbot._core.buttons import describe
-from nesbot._core.evaluate import evaluate_trace, format_trace
+from nesbot._core.evaluate import (
+    ALL_FEATURE_NAMES,
+    NES_FEATURE_NAMES,
+    all_features_py,
+    evaluate_trace,
+    format_trace,
+)
 from nesbot._core.game import Game
 from nesbot._core.pieces import PIECE_NAMES, SPAWN_TABLE
 from nesbot.errors import NesbotError
@@ -46,6 +52,14 @@ def _board_text(masks: list[int]) -> str:
     return "\n".join("".join("#" if m >> c & 1 else "." for c in range(10)) for m in masks)
 
 
+def _nes_features(rows: list[int]) -> str:
+    """The board's NES features, shown whether or not the evaluator weighs them (burned
+    lines belong to placements, not boards)."""
+    values = dict(zip(ALL_FEATURE_NAMES, all_features_py(rows), strict=True))
+    shown = [name for name in NES_FEATURE_NAMES if name != "burned_lines"]
+    return "NES features: " + ", ".join(f"{name} {values[name]:g}" for name in shown)
+
+
 def explain(
     board_path: str,
     piece: str,
@@ -55,11 +69,18 @@ def explain(
     settings: PlannerSettings = DEFAULT_SETTINGS,
 ) -> str:
     rows = read_board(board_path)
-    lines = ["board:", _board_text(rows), "", format_trace(evaluate_trace(rows, 0, 0, evaluator))]
+    lines = [
+        "board:",
+        _board_text(rows),
+        "",
+        format_trace(evaluate_trace(rows, 0, 0, evaluator)),
+        _nes_features(rows),
+    ]
     game = Game.spawned(rows, _spawn(piece), _spawn(next_piece), level)
-    chosen = build_planner(evaluator, settings).plan(game)
+    planner = build_planner(evaluator, settings)
+    chosen = planner.plan(game)
     if chosen is None:
-        return "\n".join([*lines, "", f"{piece.upper()} has no placement that keeps the game on"])
+        return "\n".join([*lines, "", f"{piece.upper()} has no placement on this board"])
     pads, x, y, orientation, _value = chosen
     after = game.copy()
     for pad in pads:
@@ -73,10 +94,13 @@ def explain(
         f"{piece.upper()} (next {next_piece.upper()}) at level {level}: lock at "
         f"x={x} y={y} orientation ${orientation:02X} after {len(pads)} frames",
         f"buttons (frame:RLDUTSBA): {presses or 'none'}",
+        *(["every option breaks a calming rule: this is the least bad"]
+          if planner.fallback_last else []),
         "",
         "board after it:",
         _board_text(board_after),
         "",
         format_trace(evaluate_trace(board_after, 0, 0, evaluator)),
+        _nes_features(board_after),
     ]
     return "\n".join(lines)

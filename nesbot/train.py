@@ -1,16 +1,18 @@
-"""Particle swarm optimization of meatfighter's 17 feature weights on simulated games.
+"""Training meatfighter's 17 feature weights on simulated games: PSO or CMA-ES.
 
-As the seed describes it (shared/seeds.md §1): inertia 0.729844 and acceleration 1.496180 for
-both the cognitive and the social term (van den Bergh and Engelbrecht 2006), velocities
-clamped per dimension, every particle evaluated in parallel, and a restart with random
-positions once the best fitness has not improved for `patience` iterations (the global best
-is kept). A particle's fitness is the mean of the best third of its pre-29 points over G
-games whose starting states (and so piece sequences, given the same play) are fixed by the
-training seed before training; each game ends at level 29 or at a top-out.
+PSO as the seed describes it (shared/seeds.md §1): inertia 0.729844 and acceleration
+1.496180 for both the cognitive and the social term (van den Bergh and Engelbrecht 2006),
+velocities clamped per dimension, a restart with random positions once the best fitness has
+not improved for `patience` iterations (the global best is kept); the swarm starts around the
+start weights (particle 0 is exactly them). CMA-ES (nesbot.cmaes) starts at the start
+weights with step size `spread`.
 
-The swarm starts around the start weights (particle 0 is exactly them). The whole state,
-random generator included, is written to the checkpoint after every iteration, so a resumed
-run continues exactly as an uninterrupted one.
+A candidate's fitness is the mean of its pre-29 points over G games, each to level 29 or a
+top-out, printed with its standard error. Every candidate of an iteration plays the same G
+games (common piece sequences, so differences between candidates are not luck of the
+draw); each iteration plays new ones (games i*G .. i*G+G-1 of the training seed), so the
+weights do not fit one set of sequences. The whole state, random generators included, is
+written to the checkpoint after every iteration, so a resumed run continues exactly.
 """
 
 import json
@@ -25,12 +27,14 @@ from typing import Any
 import numpy as np
 
 from nesbot._core.pieces import KILL_SCREEN_LEVEL
+from nesbot.cmaes import CmaState, cma_from_json, cma_to_json, new_cma
 from nesbot.errors import NesbotError
 from nesbot.evaluators import Evaluator
 from nesbot.planning import DEFAULT_SETTINGS, PlannerSettings
 from nesbot.stats import GameSpec, play_one, run_games
 from nesbot.weights import Weights
 
+OPTIMIZERS = ("pso", "cmaes")
 INERTIA = 0.729844
 COGNITIVE = 1.496180
 SOCIAL = 1.496180
@@ -41,14 +45,15 @@ CHECKPOINT_VERSION = 2
 class TrainConfig:
     """What a run's results depend on; a checkpoint only resumes the same config."""
 
-    start: list[float]  # the 17 start weights (FEATURE_NAMES order)
+    start: list[float]  # the start weights (TRAINABLE_NAMES order, or its first 17)
     ceiling: float  # kept fixed: rule 2's scale
     particles: int = 12
     games: int = 30
     level: int = 19
     seed: int = 0
     settings: PlannerSettings = DEFAULT_SETTINGS
-    spread: float = 0.5  # the initial swarm: start + normal(0, spread) per weight
+    optimizer: str = "pso"  # or "cmaes"
+    spread: float = 0.5  # the initial swarm: start + normal(0, spread); CMA-ES's step size
     bound: float = 5.0  # positions stay in [-bound, bound]; restarts draw uniformly there
     max_velocity: float = 1.0  # per dimension
     patience: int = 4  # iterations without a better global best before a restart
@@ -68,10 +73,11 @@ class Swarm:
     history: list[dict[str, Any]]
 
 
-def fitness_of(points: list[int]) -> float:
-    """Mean of the best third of the games' points."""
-    best = sorted(points, reverse=True)[: max(1, len(points) // 3)]
-    return float(np.mean(best))
+def fitness_of(points: list[int]) -> tuple[float, float]:
+    """The mean of the games' pre-29 points and its standard error (0 for one game)."""
+    mean = float(np.mean(points))
+    se = float(np.std(points, ddof=1) / np.sqrt(len(points))) if len(points) > 1 else 0.0
+    return mean, se
 
 
 def particle_evaluator(vector: np.ndarray, ceiling: float) -> Evaluator:
@@ -79,22 +85,28 @@ def particle_evaluator(vector: np.ndarray, ceiling: float) -> Evaluator:
     return Evaluator.from_weights(weights, "particle")
 
 
-def _specs(config: TrainConfig, positions: np.ndarray) -> list[GameSpec]:
+def _specs(config: TrainConfig, positions: np.ndarray, iteration: int) -> list[GameSpec]:
+    first = iteration * config.games  # the same games for every candidate of an iteration
     return [
         GameSpec(particle_evaluator(p, config.ceiling), config.settings, config.level,
-                 config.seed, game, stop_level=KILL_SCREEN_LEVEL)
+                 config.seed, first + game, stop_level=KILL_SCREEN_LEVEL)
         for p in positions
         for game in range(config.games)
     ]
 
 
 def evaluate_swarm(
-    config: TrainConfig, positions: np.ndarray, run: Callable[[list[GameSpec]], list[dict]]
-) -> np.ndarray:
-    results = run(_specs(config, positions))
+    config: TrainConfig,
+    positions: np.ndarray,
+    run: Callable[[list[GameSpec]], list[dict]],
+    iteration: int = 0,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each candidate's fitness and its standard error on the games of `iteration`."""
+    results = run(_specs(config, positions, iteration))
     points = [r["pre29_points"] for r in results]
     g = config.games
-    return np.array([fitness_of(points[i * g : (i + 1) * g]) for i in range(len(positions))])
+    both = [fitness_of(points[i * g : (i + 1) * g]) for i in range(len(positions))]
+    return np.array([f for f, _ in both]), np.array([se for _, se in both])
 
 
 def new_swarm(config: TrainConfig, rng: np.random.Generator) -> Swarm:
@@ -109,8 +121,9 @@ def new_swarm(config: TrainConfig, rng: np.random.Generator) -> Swarm:
 
 
 def step(swarm: Swarm, fitness: np.ndarray, config: TrainConfig,
-         rng: np.random.Generator) -> None:
-    """Take in the fitness of the current positions, then move the swarm one iteration."""
+         rng: np.random.Generator, se: np.ndarray | None = None) -> None:
+    """Take in the fitness of the current positions (and its standard errors), then move
+    the swarm one iteration."""
     improved = fitness > swarm.best_fitness
     swarm.best_fitness[improved] = fitness[improved]
     swarm.best_positions[improved] = swarm.positions[improved]
@@ -125,6 +138,7 @@ def step(swarm: Swarm, fitness: np.ndarray, config: TrainConfig,
         "iteration": swarm.iteration + 1,
         "best": swarm.global_fitness,
         "iteration_best": float(fitness[leader]),
+        "iteration_best_se": None if se is None else float(se[leader]),
         "iteration_mean": float(np.mean(fitness)),
     })
     swarm.iteration += 1
@@ -151,17 +165,18 @@ def step(swarm: Swarm, fitness: np.ndarray, config: TrainConfig,
 # ---------------------------------------------------------------- checkpoints
 
 
-def save_checkpoint(path: Path, config: TrainConfig, swarm: Swarm,
-                    rng: np.random.Generator) -> None:
-    data = {
-        "version": CHECKPOINT_VERSION,
-        "config": asdict(config),
-        "rng": rng.bit_generator.state,
-        **{k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in vars(swarm).items()},
-    }
-    # -inf (particles not yet evaluated) is not JSON; None stands for it.
-    data["best_fitness"] = [None if np.isinf(f) else f for f in swarm.best_fitness]
-    data["global_fitness"] = None if np.isinf(swarm.global_fitness) else swarm.global_fitness
+def save_checkpoint(path: Path, config: TrainConfig, state: "Swarm | CmaState",
+                    rng: np.random.Generator | None = None) -> None:
+    data: dict[str, Any] = {"version": CHECKPOINT_VERSION, "config": asdict(config)}
+    if isinstance(state, CmaState):
+        data |= cma_to_json(state)
+    else:
+        data["rng"] = rng.bit_generator.state
+        data |= {k: (v.tolist() if isinstance(v, np.ndarray) else v)
+                 for k, v in vars(state).items()}
+        # -inf (particles not yet evaluated) is not JSON; None stands for it.
+        data["best_fitness"] = [None if np.isinf(f) else f for f in state.best_fitness]
+        data["global_fitness"] = None if np.isinf(state.global_fitness) else state.global_fitness
     temporary = path.with_name(path.name + ".tmp")
     try:
         temporary.write_text(json.dumps(data) + "\n", encoding="utf-8")
@@ -170,18 +185,23 @@ def save_checkpoint(path: Path, config: TrainConfig, swarm: Swarm,
         raise NesbotError(f"cannot write checkpoint {path}: {e.strerror}") from None
 
 
-def load_checkpoint(path: Path, config: TrainConfig) -> tuple[Swarm, np.random.Generator]:
+def load_checkpoint(
+    path: Path, config: TrainConfig
+) -> tuple["Swarm | CmaState", np.random.Generator | None]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError) as e:
         raise NesbotError(f"cannot read checkpoint {path}: {e}") from None
     if data.get("version") != CHECKPOINT_VERSION:
-        raise NesbotError(f"checkpoint {path} is not a nesbot train checkpoint")
+        raise NesbotError(f"checkpoint {path} is not a nesbot train checkpoint of this version")
     if data["config"] != json.loads(json.dumps(asdict(config))):
-        differ = [k for k, v in asdict(config).items() if data["config"].get(k) != v]
+        differ = [k for k, v in json.loads(json.dumps(asdict(config))).items()
+                  if data["config"].get(k) != v]
         raise NesbotError(
             f"checkpoint {path} was made with other settings ({', '.join(differ)})"
         )
+    if config.optimizer == "cmaes":
+        return cma_from_json(data), None
     rng = np.random.default_rng()
     rng.bit_generator.state = data["rng"]
 
@@ -237,48 +257,63 @@ def train(
     resume: bool = False,
     run: Callable[[list[GameSpec]], list[dict]] | None = None,
     log: Callable[[str], None] = lambda line: print(line, file=sys.stderr, flush=True),
-) -> Swarm:
-    """Run PSO until `iterations` iterations in total (a resumed run counts the earlier
-    ones); `run` plays a list of games (default: this process)."""
+) -> "Swarm | CmaState":
+    """Run the optimizer until `iterations` iterations in total (a resumed run counts the
+    earlier ones); `run` plays a list of games (default: this process)."""
+    if config.optimizer not in OPTIMIZERS:
+        raise NesbotError(f"--optimizer {config.optimizer!r} is not one of {', '.join(OPTIMIZERS)}")
     run = run or (lambda specs: run_games(specs, 1))
+    rng: np.random.Generator | None = None
     if checkpoint is not None and checkpoint.exists():
         if not resume:
             raise NesbotError(
                 f"checkpoint {checkpoint} exists: pass --resume to continue it, or remove it"
             )
-        swarm, rng = load_checkpoint(checkpoint, config)
-        log(f"resumed {checkpoint} at iteration {swarm.iteration}")
+        state, rng = load_checkpoint(checkpoint, config)
+        log(f"resumed {checkpoint} at iteration {state.iteration}")
+    elif config.optimizer == "cmaes":
+        state = new_cma(config.start, config.spread, config.particles, config.seed)
     else:
         rng = np.random.default_rng(config.seed)
-        swarm = new_swarm(config, rng)
-    while swarm.iteration < iterations:
+        state = new_swarm(config, rng)
+    while state.iteration < iterations:
         started = time.perf_counter()
-        fitness = evaluate_swarm(config, swarm.positions, run)
-        step(swarm, fitness, config, rng)
+        if isinstance(state, CmaState):
+            candidates = state.ask()
+            fitness, se = evaluate_swarm(config, candidates, run, state.iteration)
+            state.tell(candidates, fitness, se)
+        else:
+            fitness, se = evaluate_swarm(config, state.positions, run, state.iteration)
+            step(state, fitness, config, rng, se)
         if checkpoint is not None:
-            save_checkpoint(checkpoint, config, swarm, rng)
-        last = swarm.history[-1]
+            save_checkpoint(checkpoint, config, state, rng)
+        last = state.history[-1]
         log(
-            f"iteration {swarm.iteration}/{iterations}: best {last['best']:,.0f}  "
-            f"this iteration best {last['iteration_best']:,.0f} mean "
-            f"{last['iteration_mean']:,.0f}  restarts {swarm.restarts}  "
-            f"{time.perf_counter() - started:.0f} s"
+            f"iteration {state.iteration}/{iterations}: best {last['best']:,.0f}  this "
+            f"iteration best {last['iteration_best']:,.0f} (se {last['iteration_best_se']:,.0f}) "
+            f"mean {last['iteration_mean']:,.0f}  {time.perf_counter() - started:.0f} s"
         )
-    return swarm
+    return state
 
 
-def trained_weights(swarm: Swarm, config: TrainConfig, command: str) -> Weights:
+def trained_weights(state: "Swarm | CmaState", config: TrainConfig, command: str) -> Weights:
+    cma = isinstance(state, CmaState)
     provenance = {
-        "source": "nesbot train (PSO)",
+        "source": f"nesbot train ({'CMA-ES' if cma else 'PSO'})",
         "command": command,
         "seed": config.seed,
         "games": config.games,
-        "iterations": swarm.iteration,
+        "iterations": state.iteration,
         "particles": config.particles,
         "level": config.level,
         "planner": asdict(config.settings),
-        "restarts": swarm.restarts,
-        "fitness": swarm.global_fitness,
-        "fitness_definition": "mean of the best third of pre-29 points over the games",
+        "fitness": state.best_fitness if cma else state.global_fitness,
+        "fitness_definition": "mean pre-29 points over the games of the iteration it was "
+        "found in (each iteration plays new games)",
     }
-    return Weights.from_vector(list(swarm.global_best), config.ceiling, provenance)
+    if cma:
+        provenance["fitness_se"] = state.best_se
+    else:
+        provenance["restarts"] = state.restarts
+    best = state.best if cma else list(state.global_best)
+    return Weights.from_vector(list(best), config.ceiling, provenance)

@@ -1,14 +1,16 @@
 """Evaluation weights as a named record, stored as JSON together with how they were made.
 
 A weights file is one JSON object: a number for each field of `Weights` (the 17 names of
-nesbot._core.evaluate.FEATURE_NAMES plus "ceiling", the rule-2 penalty scale) and "provenance",
-an object saying where the numbers come from (source, command, seed, games, ...). Every key is
-required and no other key is allowed, so a typo cannot silently leave a weight at a default.
-`load_weights` raises NesbotError with one sentence for any problem with the file.
+nesbot._core.evaluate.FEATURE_NAMES, "ceiling", the rule-2 penalty scale, and nesbot's NES
+features, NES_FEATURE_NAMES) and "provenance", an object saying where the numbers come from
+(source, command, seed, games, ...). Every key is required but the NES features (files
+written before they existed leave them out: weight 0), and no other key is allowed, so a
+typo cannot silently leave a weight at a default. `load_weights` raises NesbotError with
+one sentence for any problem with the file.
 
-`as_vector()` gives the 17 feature weights in FEATURE_NAMES order, the layout the C evaluator
-and the nesbot._core.evaluate Python functions take; those functions also accept a Weights
-directly.
+`as_vector()` gives meatfighter's 17 weights in FEATURE_NAMES order (the C evaluator takes
+that, and the NES features' weights by name); `trainable_vector()` gives the weights
+training changes (TRAINABLE_NAMES).
 """
 
 import json
@@ -18,10 +20,16 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from nesbot._core.evaluate import DEFAULT_CEILING_WEIGHT, FEATURE_NAMES
+from nesbot._core.evaluate import (
+    DEFAULT_CEILING_WEIGHT,
+    FEATURE_NAMES,
+    NES_FEATURE_NAMES,
+)
 from nesbot.errors import NesbotError
 
 DATA_DIR = Path(__file__).with_name("data")
+# The weights training changes: meatfighter's 17, then nesbot's NES features.
+TRAINABLE_NAMES: tuple[str, ...] = (*FEATURE_NAMES, *NES_FEATURE_NAMES)
 
 
 @dataclass(frozen=True)
@@ -45,13 +53,21 @@ class Weights:
     total_solid_cells: float
     total_weighted_solid_cells: float
     column_height_variance: float
+    tetris_ready: float = 0.0
+    burned_lines: float = 0.0
+    right_column_height: float = 0.0
     ceiling: float = DEFAULT_CEILING_WEIGHT
     # A dict cannot be hashed; leaving it out of the hash keeps Weights usable as a dict key.
     provenance: dict[str, Any] = field(default_factory=dict, hash=False)
 
     def as_vector(self) -> list[float]:
-        """The 17 feature weights in FEATURE_NAMES order (the ceiling weight is not included)."""
+        """meatfighter's 17 feature weights in FEATURE_NAMES order (the C evaluator reads
+        the NES features' weights by name; the ceiling weight is not included)."""
         return [getattr(self, name) for name in FEATURE_NAMES]
+
+    def trainable_vector(self) -> list[float]:
+        """The weights training changes, in TRAINABLE_NAMES order."""
+        return [getattr(self, name) for name in TRAINABLE_NAMES]
 
     @classmethod
     def from_vector(
@@ -60,17 +76,20 @@ class Weights:
         ceiling: float = DEFAULT_CEILING_WEIGHT,
         provenance: dict[str, Any] | None = None,
     ) -> "Weights":
-        """Weights from 17 floats in FEATURE_NAMES order (what a trainer works with)."""
-        if len(vector) != len(FEATURE_NAMES):
-            raise ValueError(f"expected {len(FEATURE_NAMES)} weights, got {len(vector)}")
-        values = {name: float(v) for name, v in zip(FEATURE_NAMES, vector, strict=True)}
+        """Weights from floats in TRAINABLE_NAMES order (what a trainer works with): all of
+        them, or meatfighter's 17 alone (the NES features then weigh 0)."""
+        if len(vector) not in (len(FEATURE_NAMES), len(TRAINABLE_NAMES)):
+            raise ValueError(f"expected {len(FEATURE_NAMES)} or {len(TRAINABLE_NAMES)} "
+                             f"weights, got {len(vector)}")
+        values = {name: float(v) for name, v in zip(TRAINABLE_NAMES, vector, strict=False)}
         return cls(**values, ceiling=float(ceiling), provenance=dict(provenance or {}))
 
 
-_NUMBER_KEYS = (*FEATURE_NAMES, "ceiling")
+_NUMBER_KEYS = (*TRAINABLE_NAMES, "ceiling")
 _ALL_KEYS = (*_NUMBER_KEYS, "provenance")
+_OPTIONAL_KEYS = NES_FEATURE_NAMES
 if tuple(f.name for f in fields(Weights)) != _ALL_KEYS:
-    raise ImportError("nesbot.weights.Weights fields differ from cython_core FEATURE_NAMES")
+    raise ImportError("nesbot.weights.Weights fields differ from nesbot._core's feature names")
 
 
 def load_weights(path: str | os.PathLike[str]) -> Weights:
@@ -92,12 +111,13 @@ def load_weights(path: str | os.PathLike[str]) -> Weights:
         raise NesbotError(
             f"weights file {path} must hold a JSON object, found {type(data).__name__}"
         )
-    missing = [k for k in _ALL_KEYS if k not in data]
+    missing = [k for k in _ALL_KEYS if k not in data and k not in _OPTIONAL_KEYS]
     if missing:
         raise NesbotError(f"weights file {path} lacks {', '.join(missing)}")
     unknown = [k for k in data if k not in _ALL_KEYS]
     if unknown:
         raise NesbotError(f"weights file {path} has unknown keys: {', '.join(unknown)}")
+    data = {key: 0.0 for key in _OPTIONAL_KEYS} | data
     for key in _NUMBER_KEYS:
         value = data[key]
         # bool is an int in Python, but true/false in a weights file is a mistake.

@@ -1,0 +1,52 @@
+"""nesbot's NES features on hand-made boards: Tetris readiness, burned lines, the right
+column's height; their weights reach the search and `nesbot explain` shows them."""
+
+from nesbot._core.evaluate import ALL_FEATURE_NAMES, all_features_py, evaluate_py
+from nesbot.weights import MEATFIGHTER_2018, Weights
+
+WELL_9 = 0b0111111111  # columns 0-8 filled, column 9 empty
+
+
+def features(rows: list[int]) -> dict[str, float]:
+    return dict(zip(ALL_FEATURE_NAMES, all_features_py(rows), strict=True))
+
+
+def test_tetris_ready_needs_four_full_rows_over_the_well():
+    assert features([0] * 16 + [WELL_9] * 4)["tetris_ready"] == 1
+    assert features([0] * 17 + [WELL_9] * 3)["tetris_ready"] == 0  # three rows: no Tetris
+    assert features([0] * 14 + [WELL_9] * 6)["tetris_ready"] == 1
+    # a hole in one of the four rows
+    assert features([0] * 16 + [WELL_9, WELL_9 & ~0b100, WELL_9, WELL_9])["tetris_ready"] == 0
+    # the well is the lowest column wherever it is, the rightmost of equals
+    well_0 = 0b1111111110
+    assert features([0] * 16 + [well_0] * 4)["tetris_ready"] == 1
+    assert features([0] * 20)["tetris_ready"] == 0
+
+
+def test_tetris_ready_looks_at_the_four_rows_above_the_wells_top():
+    """The well (column 9) is 3 high, over rows with a hole in column 4: the four rows
+    just above its top (rows 13-16) decide."""
+    under = 0b1111101111  # rows 17-19: column 4 empty (covered by row 16)
+    rows = [0] * 13 + [WELL_9] * 4 + [under] * 3
+    assert features(rows)["tetris_ready"] == 1
+    rows[13] = WELL_9 & ~(1 << 2)  # the fourth row up has a gap: a triple at best
+    assert features(rows)["tetris_ready"] == 0
+
+
+def test_right_column_height():
+    rows = [0] * 20
+    assert features(rows)["right_column_height"] == 0
+    rows[12] = 1 << 9
+    assert features(rows)["right_column_height"] == 8
+    rows[5] = 1 << 8  # another column's height does not count
+    assert features(rows)["right_column_height"] == 8
+
+
+def test_burned_lines_and_the_nes_weights_reach_the_evaluation():
+    rows = [0] * 16 + [WELL_9] * 4
+    base = evaluate_py(rows, 3, 10, MEATFIGHTER_2018)
+    weighted = Weights(**{**MEATFIGHTER_2018.__dict__, "tetris_ready": -50.0,
+                          "burned_lines": 7.0, "right_column_height": 2.0})
+    got = evaluate_py(rows, 3, 10, weighted, burned=3)
+    assert got == base - 50.0 + 7.0 * 3 + 2.0 * 0
+    assert features(rows)["burned_lines"] == 0  # the caller knows it, the board does not
