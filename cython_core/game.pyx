@@ -11,6 +11,7 @@ from nesbot._core.rules cimport (
     PLAY_ACTIVE,
     PLAY_TOPPED_OUT,
     POWER_ON_RNG,
+    SCORE_CAP as C_SCORE_CAP,
     VRAM_DONE,
     Game as GameC,
     game_logic,
@@ -18,6 +19,8 @@ from nesbot._core.rules cimport (
     game_step,
     spawn_piece,
 )
+
+SCORE_CAP = C_SCORE_CAP  # the score the ROM stops at: 999,999
 
 # Fields of state(): scalar members of the C structs, by name.
 _PIECE_FIELDS = ("x", "y", "orientation", "fall_timer", "das", "soft", "hold_down_points")

@@ -10,6 +10,7 @@ from dataclasses import dataclass, fields
 import numpy as np
 
 from nesbot._core.buttons import nes_to_pad, pad_to_nes
+from nesbot._core.game import SCORE_CAP as CORE_SCORE_CAP
 from nesbot._core.game import Game
 
 RAM_SIZE = 0x800
@@ -36,7 +37,7 @@ HOLD_DOWN_POINTS = 0x6F  # soft-drop steps, for points
 LINES = 0x70  # 2-byte BCD, little-endian
 ROW_Y = 0x72  # line-clear animation step 0-5
 SCORE = 0x73  # 3-byte BCD, little-endian
-SCORE_CAP = 999_999  # the ROM stops adding points here (mechanics §9)
+SCORE_CAP = CORE_SCORE_CAP  # the ROM stops adding points here (mechanics §9)
 COMPLETED_LINES = 0x76  # rows cleared by this lock, 0-4
 LINE_INDEX = 0x77  # row being checked in play state 3
 CURTAIN_ROW = 0x78  # game-over curtain; not reset at game start
