@@ -86,9 +86,9 @@ class Bot:
             return self._send(0)
         if self._expected is None:
             self._replan(memory, blind=self.settings.reaction > 0)
-        elif self._next == self.settings.reaction > 0 and self._positions[
-            was_aligned
-        ] == _position(memory):
+        elif self._next == self.settings.reaction > 0 and self._positions[was_aligned] == _position(
+            memory
+        ):
             self._replan(memory)  # --reaction: the next piece may be used from here
         else:
             seen = _position(memory)

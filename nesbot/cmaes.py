@@ -37,14 +37,16 @@ class CmaState:
             self.best_fitness = float(fitness[leader])
             self.best_se = float(se[leader])
         self.iteration += 1
-        self.history.append({
-            "iteration": self.iteration,
-            "best": self.best_fitness,
-            "iteration_best": float(fitness[leader]),
-            "iteration_best_se": float(se[leader]),
-            "iteration_mean": float(np.mean(fitness)),
-            "sigma": float(self.strategy.sigma),
-        })
+        self.history.append(
+            {
+                "iteration": self.iteration,
+                "best": self.best_fitness,
+                "iteration_best": float(fitness[leader]),
+                "iteration_best_se": float(se[leader]),
+                "iteration_mean": float(np.mean(fitness)),
+                "sigma": float(self.strategy.sigma),
+            }
+        )
 
 
 def new_cma(start: list[float], sigma: float, population: int, seed: int) -> CmaState:

@@ -94,8 +94,11 @@ def explain(
         f"{piece.upper()} (next {next_piece.upper()}) at level {level}: lock at "
         f"x={x} y={y} orientation ${orientation:02X} after {len(pads)} frames",
         f"buttons (frame:RLDUTSBA): {presses or 'none'}",
-        *(["every option breaks a calming rule: this is the least bad"]
-          if planner.fallback_last else []),
+        *(
+            ["every option breaks a calming rule: this is the least bad"]
+            if planner.fallback_last
+            else []
+        ),
         "",
         "board after it:",
         _board_text(board_after),

@@ -45,8 +45,9 @@ class PlannerSettings:
         if not 0 <= self.reaction <= 60:
             raise NesbotError(f"--reaction {self.reaction} is outside 0-60 frames")
         if self.next_search not in NEXT_SEARCHES:
-            raise NesbotError(f"--next-search {self.next_search!r} is not one of "
-                              f"{', '.join(NEXT_SEARCHES)}")
+            raise NesbotError(
+                f"--next-search {self.next_search!r} is not one of {', '.join(NEXT_SEARCHES)}"
+            )
 
     @property
     def tap_interval(self) -> int:
@@ -56,8 +57,9 @@ class PlannerSettings:
 DEFAULT_SETTINGS = PlannerSettings()
 
 
-def build_planner(evaluator: object, settings: PlannerSettings,
-                  tap_interval: int | None = None) -> Planner:
+def build_planner(
+    evaluator: object, settings: PlannerSettings, tap_interval: int | None = None
+) -> Planner:
     """The planner for `evaluator` (anything nesbot._core.evaluate takes) and `settings`;
     `tap_interval` overrides the settings' tap rate (the bot's straddled reading)."""
     return Planner(

@@ -187,8 +187,12 @@ def plot_scores(results: Iterable[dict], path: str | Path, title: str) -> None:
     cdf.set_xlabel("points before level 29")
     cdf.set_ylabel("share of games at or below")
     for axis in (hist, cdf):
-        axis.axvline(MEATFIGHTER_MEDIAN, color="#cc6677", linestyle="--",
-                     label=f"meatfighter median {MEATFIGHTER_MEDIAN:,}")
+        axis.axvline(
+            MEATFIGHTER_MEDIAN,
+            color="#cc6677",
+            linestyle="--",
+            label=f"meatfighter median {MEATFIGHTER_MEDIAN:,}",
+        )
         axis.axvline(ram.SCORE_CAP, color="#228833", linestyle=":", label="999,999 cap")
         axis.xaxis.set_major_formatter(lambda v, _pos: f"{v / 1e6:.1f}M")
     cdf.legend(loc="upper left")

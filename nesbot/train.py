@@ -88,8 +88,14 @@ def particle_evaluator(vector: np.ndarray, ceiling: float) -> Evaluator:
 def _specs(config: TrainConfig, positions: np.ndarray, iteration: int) -> list[GameSpec]:
     first = iteration * config.games  # the same games for every candidate of an iteration
     return [
-        GameSpec(particle_evaluator(p, config.ceiling), config.settings, config.level,
-                 config.seed, first + game, stop_level=KILL_SCREEN_LEVEL)
+        GameSpec(
+            particle_evaluator(p, config.ceiling),
+            config.settings,
+            config.level,
+            config.seed,
+            first + game,
+            stop_level=KILL_SCREEN_LEVEL,
+        )
         for p in positions
         for game in range(config.games)
     ]
@@ -116,12 +122,27 @@ def new_swarm(config: TrainConfig, rng: np.random.Generator) -> Swarm:
     positions[0] = start
     positions = np.clip(positions, -config.bound, config.bound)
     velocities = rng.uniform(-config.max_velocity, config.max_velocity, (n, dims))
-    return Swarm(positions, velocities, positions.copy(), np.full(n, -np.inf), start.copy(),
-                 -np.inf, 0, 0, 0, [])
+    return Swarm(
+        positions,
+        velocities,
+        positions.copy(),
+        np.full(n, -np.inf),
+        start.copy(),
+        -np.inf,
+        0,
+        0,
+        0,
+        [],
+    )
 
 
-def step(swarm: Swarm, fitness: np.ndarray, config: TrainConfig,
-         rng: np.random.Generator, se: np.ndarray | None = None) -> None:
+def step(
+    swarm: Swarm,
+    fitness: np.ndarray,
+    config: TrainConfig,
+    rng: np.random.Generator,
+    se: np.ndarray | None = None,
+) -> None:
     """Take in the fitness of the current positions (and its standard errors), then move
     the swarm one iteration."""
     improved = fitness > swarm.best_fitness
@@ -134,13 +155,15 @@ def step(swarm: Swarm, fitness: np.ndarray, config: TrainConfig,
         swarm.stagnant = 0
     else:
         swarm.stagnant += 1
-    swarm.history.append({
-        "iteration": swarm.iteration + 1,
-        "best": swarm.global_fitness,
-        "iteration_best": float(fitness[leader]),
-        "iteration_best_se": None if se is None else float(se[leader]),
-        "iteration_mean": float(np.mean(fitness)),
-    })
+    swarm.history.append(
+        {
+            "iteration": swarm.iteration + 1,
+            "best": swarm.global_fitness,
+            "iteration_best": float(fitness[leader]),
+            "iteration_best_se": None if se is None else float(se[leader]),
+            "iteration_mean": float(np.mean(fitness)),
+        }
+    )
     swarm.iteration += 1
     n, dims = swarm.positions.shape
     if swarm.stagnant >= config.patience:
@@ -165,15 +188,20 @@ def step(swarm: Swarm, fitness: np.ndarray, config: TrainConfig,
 # ---------------------------------------------------------------- checkpoints
 
 
-def save_checkpoint(path: Path, config: TrainConfig, state: "Swarm | CmaState",
-                    rng: np.random.Generator | None = None) -> None:
+def save_checkpoint(
+    path: Path,
+    config: TrainConfig,
+    state: "Swarm | CmaState",
+    rng: np.random.Generator | None = None,
+) -> None:
     data: dict[str, Any] = {"version": CHECKPOINT_VERSION, "config": asdict(config)}
     if isinstance(state, CmaState):
         data |= cma_to_json(state)
     else:
         data["rng"] = rng.bit_generator.state
-        data |= {k: (v.tolist() if isinstance(v, np.ndarray) else v)
-                 for k, v in vars(state).items()}
+        data |= {
+            k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in vars(state).items()
+        }
         # -inf (particles not yet evaluated) is not JSON; None stands for it.
         data["best_fitness"] = [None if np.isinf(f) else f for f in state.best_fitness]
         data["global_fitness"] = None if np.isinf(state.global_fitness) else state.global_fitness
@@ -195,11 +223,12 @@ def load_checkpoint(
     if data.get("version") != CHECKPOINT_VERSION:
         raise NesbotError(f"checkpoint {path} is not a nesbot train checkpoint of this version")
     if data["config"] != json.loads(json.dumps(asdict(config))):
-        differ = [k for k, v in json.loads(json.dumps(asdict(config))).items()
-                  if data["config"].get(k) != v]
-        raise NesbotError(
-            f"checkpoint {path} was made with other settings ({', '.join(differ)})"
-        )
+        differ = [
+            k
+            for k, v in json.loads(json.dumps(asdict(config))).items()
+            if data["config"].get(k) != v
+        ]
+        raise NesbotError(f"checkpoint {path} was made with other settings ({', '.join(differ)})")
     if config.optimizer == "cmaes":
         return cma_from_json(data), None
     rng = np.random.default_rng()

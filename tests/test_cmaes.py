@@ -52,9 +52,27 @@ def test_cma_resume_continues_exactly(tmp_path):
 @pytest.mark.slow
 def test_train_command_with_cmaes(tmp_path):
     out = tmp_path / "w.json"
-    result = nesbot("train", "--optimizer", "cmaes", "--out", str(out), "--particles", "3",
-                    "--games", "2", "--iterations", "1", "--level", "28", "--seed", "4",
-                    "--lookahead", "0", "--workers", "2")
+    result = nesbot(
+        "train",
+        "--optimizer",
+        "cmaes",
+        "--out",
+        str(out),
+        "--particles",
+        "3",
+        "--games",
+        "2",
+        "--iterations",
+        "1",
+        "--level",
+        "28",
+        "--seed",
+        "4",
+        "--lookahead",
+        "0",
+        "--workers",
+        "2",
+    )
     assert result.returncode == 0, result.stderr
     assert "iteration 1/1" in result.stderr and "se " in result.stderr
     weights = load_weights(out)

@@ -45,8 +45,14 @@ def test_right_column_height():
 def test_burned_lines_and_the_nes_weights_reach_the_evaluation():
     rows = [0] * 16 + [WELL_9] * 4
     base = evaluate_py(rows, 3, 10, MEATFIGHTER_2018)
-    weighted = Weights(**{**MEATFIGHTER_2018.__dict__, "tetris_ready": -50.0,
-                          "burned_lines": 7.0, "right_column_height": 2.0})
+    weighted = Weights(
+        **{
+            **MEATFIGHTER_2018.__dict__,
+            "tetris_ready": -50.0,
+            "burned_lines": 7.0,
+            "right_column_height": 2.0,
+        }
+    )
     got = evaluate_py(rows, 3, 10, weighted, burned=3)
     assert got == base - 50.0 + 7.0 * 3 + 2.0 * 0
     assert features(rows)["burned_lines"] == 0  # the caller knows it, the board does not

@@ -53,8 +53,12 @@ def test_rule_3_on_the_first_board_asks_only_about_the_known_next_piece():
 
 def test_python_callers_get_type_errors_not_crashes():
     planner = Planner(MEATFIGHTER)
-    for call in (planner.plan, planner.plan_blind, Searcher().placements_of,
-                 Searcher().plain_placements_of):
+    for call in (
+        planner.plan,
+        planner.plan_blind,
+        Searcher().placements_of,
+        Searcher().plain_placements_of,
+    ):
         with pytest.raises(TypeError):
             call(None)
 
@@ -85,9 +89,14 @@ def test_picker_odds_are_what_the_nes_picker_does():
     counts = np.zeros((7, 7))
     for _ in range(40_000):
         before = int(rng.integers(7))
-        state = dict(template, play_state=PLAY_SPAWN, next_piece=SPAWN_TABLE[before],
-                     spawn_id=SPAWN_TABLE[before], rng=nes_rng(int(rng.integers(32_767))),
-                     spawn_count=int(rng.integers(256)))
+        state = dict(
+            template,
+            play_state=PLAY_SPAWN,
+            next_piece=SPAWN_TABLE[before],
+            spawn_id=SPAWN_TABLE[before],
+            rng=nes_rng(int(rng.integers(32_767))),
+            spawn_count=int(rng.integers(256)),
+        )
         game = Game.from_state(state)
         game.step(0)  # the spawn: the next piece becomes current, a new one is drawn
         counts[before, PIECE_TYPE[game.state()["next_piece"]]] += 1

@@ -1,8 +1,10 @@
-"""Record a game, replay it: identical RAM at every frame; both engines give one trace."""
+"""Record a game, replay it: identical RAM at every frame; both engines give the trace the
+recording saw in RAM."""
 
-import hashlib
 import io
 import json
+from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -11,30 +13,61 @@ from nesbot import ram
 from nesbot._core.buttons import DOWN, LEFT, RIGHT, A, B
 from nesbot.fm2 import Fm2Writer, fceux_rom_md5, read_fm2
 from nesbot.menus import GameSetup, start_game
-from nesbot.play import play_game
-from nesbot.replay import replay_on_emulator, replay_on_simulator, trace_record, verify
+from nesbot.play import GameResult, play_game
+from nesbot.replay import ReplaySummary, replay_on_emulator, replay_on_simulator, verify
 
 GAME_FRAMES = 1500
 
 
-def _ram_digest(emu) -> bytes:
-    return hashlib.blake2b(emu.ram.tobytes(), digest_size=8).digest()
+@dataclass(frozen=True)
+class Recording:
+    log: Path  # the .fm2 input log, from power-on
+    ram_digests: list[bytes]  # the RAM after every frame
+    trace: list[dict]  # the --trace record of every new piece, built here from RAM
+    summary: ReplaySummary  # what a replay of the log must report
+    result: GameResult  # what play_game reported
 
 
-@pytest.fixture(scope="module")
-def recording(rom, emulator, tmp_path_factory):
-    """A level-19 game from power-on played with seeded random buttons, its .fm2 log, and
-    a digest of the RAM after every frame."""
+def _record(frame: int, state: ram.GameState) -> dict:
+    return {
+        "frame": frame,
+        "piece": state.piece,
+        "next": state.next,
+        "x": state.x,
+        "y": state.y,
+        "board": state.board_rows(),
+        "lines": state.lines,
+        "score": state.score,
+        "level": state.level,
+    }
+
+
+# Session scope: once per test process, whichever tests of this module run in it.
+@pytest.fixture(scope="session")
+def recording(rom, emulator, boot, ram_digest, tmp_path_factory) -> Recording:
+    """A level-19 game from power-on played with seeded random buttons: its .fm2 log, a
+    digest of the RAM after every frame, and the trace records of its new pieces. Up to the
+    level menu these are the session's boot (its pads and RAM digests, kept step by step:
+    starting a game from power-on steps through the same menus, nesbot.menus); the game is
+    recorded live from there on."""
     path = tmp_path_factory.mktemp("logs") / "game.fm2"
     rng = np.random.default_rng(5)
     choices = [0, LEFT, RIGHT, A, B, DOWN, 0, 0]
-    digests = []
-    emulator.power_on()
+    digests, trace, was_active = list(boot.ram_digests), [], False
+
+    def watch(_pad: int, emu) -> None:
+        nonlocal was_active
+        digests.append(ram_digest(emu))
+        state = ram.decode(emu.ram)
+        if state.active and not was_active:
+            trace.append(_record(emu.frame, state))
+        was_active = state.active
+
     with Fm2Writer(path, fceux_rom_md5(rom.data), [("seed", "5")]) as log:
-        emulator.observers[:] = [
-            lambda pad, _emu: log.write_frame(pad),
-            lambda pad, emu: digests.append(_ram_digest(emu)),
-        ]
+        for pad in boot.pads:
+            log.write_frame(pad)
+        emulator.load_state(boot.state)
+        emulator.observers[:] = [lambda pad, _emu: log.write_frame(pad), watch]
         setup = GameSetup(level=19, seed=5)
         start_game(emulator, setup)
         result = play_game(
@@ -45,32 +78,29 @@ def recording(rom, emulator, tmp_path_factory):
             max_frames=GAME_FRAMES,
         )
     emulator.observers.clear()
-    return path, digests, result
+    end = ram.decode(emulator.ram)
+    assert len(digests) == emulator.frame  # one per frame from power-on
+    assert len(trace) == result.pieces >= 5
+    assert trace[-1]["board"] != ["." * 10] * 20  # pieces have locked by the last record
+    summary = ReplaySummary(
+        emulator.frame, len(trace), end.score, end.lines, end.level, end.topped_out
+    )
+    return Recording(path, digests, trace, summary, result)
 
 
-@pytest.fixture(scope="module")
-def emulated(rom, recording):
-    """The recording replayed on the emulator: RAM digests, trace text, summary, and the
-    decoded state at every frame where a new piece became active."""
-    digests, new_pieces, was_active = [], [], False
-
-    def watch(pad, emu):
-        nonlocal was_active
-        digests.append(_ram_digest(emu))
-        state = ram.decode(emu.ram)
-        if state.active and not was_active:
-            new_pieces.append((emu.frame, state))
-        was_active = state.active
-
+def test_emulator_replay_gives_identical_ram_and_trace(rom, recording, ram_digest):
+    digests = []
     trace = io.StringIO()
-    summary = replay_on_emulator(rom, read_fm2(recording[0]), trace, observers=(watch,))
-    return digests, trace.getvalue(), summary, new_pieces
-
-
-def test_replay_gives_identical_ram_every_frame(recording, emulated):
-    _path, recorded_digests, result = recording
-    digests, _trace, summary, _ = emulated
-    assert digests == recorded_digests
+    summary = replay_on_emulator(
+        rom,
+        read_fm2(recording.log),
+        trace,
+        observers=(lambda pad, emu: digests.append(ram_digest(emu)),),
+    )
+    assert digests == recording.ram_digests
+    assert [json.loads(line) for line in trace.getvalue().splitlines()] == recording.trace
+    assert summary == recording.summary
+    result = recording.result
     assert (summary.score, summary.lines, summary.level, summary.pieces) == (
         result.score,
         result.lines,
@@ -79,34 +109,14 @@ def test_replay_gives_identical_ram_every_frame(recording, emulated):
     )
 
 
-def test_trace_records_are_what_ram_shows(emulated):
-    _digests, trace, summary, new_pieces = emulated
-    records = [json.loads(line) for line in trace.splitlines()]
-    assert len(records) == len(new_pieces) == summary.pieces >= 5
-    for record, (frame, state) in zip(records, new_pieces, strict=True):
-        assert record == trace_record(state, frame)
-    assert set(records[0]) == {
-        "frame",
-        "piece",
-        "next",
-        "x",
-        "y",
-        "board",
-        "lines",
-        "score",
-        "level",
-    }
-    assert len(records[0]["board"]) == 20 and all(len(row) == 10 for row in records[0]["board"])
-
-
-def test_simulator_engine_writes_the_same_trace(rom, recording, emulated):
-    simulated = io.StringIO()
-    by_simulator = replay_on_simulator(rom, read_fm2(recording[0]), simulated)
-    assert by_simulator == emulated[2]
-    assert simulated.getvalue() == emulated[1]
+def test_simulator_engine_writes_the_same_trace(rom, recording):
+    trace = io.StringIO()
+    summary = replay_on_simulator(rom, read_fm2(recording.log), trace)
+    assert [json.loads(line) for line in trace.getvalue().splitlines()] == recording.trace
+    assert summary == recording.summary
 
 
 def test_verify_finds_no_divergence(rom, recording):
-    result = verify(rom, read_fm2(recording[0]))
+    result = verify(rom, read_fm2(recording.log))
     assert result.divergence is None, str(result.divergence)
     assert result.frames > 100 and not result.window_ended

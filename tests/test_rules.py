@@ -837,6 +837,7 @@ def test_soft_drop_points_over_all_low_digits():
     # score_update gives hdp 17 anything from 1 (low digits 99) to 10.
     for high in (0, 1234):
         best = dict.fromkeys(range(2, 22), 0)
+        by_low = {}
         for low in range(100):
             start = high * 100 + low
             awards = {}
@@ -849,8 +850,8 @@ def test_soft_drop_points_over_all_low_digits():
             assert all(1 <= awards[h] <= h - 1 for h in range(3, 17))
             assert all(1 <= awards[h] < h - 1 for h in range(17, 22))
             assert max(awards.values()) <= 15
-            if low == 0:
-                assert [awards[h] for h in range(17, 22)] == [10, 11, 12, 13, 14]
+            by_low[low] = awards
+        assert [by_low[0][h] for h in range(17, 22)] == [10, 11, 12, 13, 14]
         assert [best[h] for h in range(17, 22)] == [10, 11, 12, 13, 14]
         assert best[16] == 15
 

@@ -1,6 +1,8 @@
 """PSO training: the update rule, fitness, checkpoints and resume, workers and Ray."""
 
 import json
+import math
+import statistics
 
 import numpy as np
 import pytest
@@ -9,7 +11,6 @@ from test_cli import _assert_one_line_error, nesbot
 from nesbot.errors import NesbotError
 from nesbot.stats import run_games
 from nesbot.train import (
-    INERTIA,
     TrainConfig,
     evaluate_swarm,
     fitness_of,
@@ -30,9 +31,11 @@ def quiet(_line: str) -> None:
     pass
 
 
-def test_fitness_is_the_mean_of_the_best_third():
-    assert fitness_of([1, 2, 3, 4, 5, 6]) == 5.5
-    assert fitness_of([7]) == 7
+def test_fitness_is_the_mean_with_its_standard_error():
+    mean, se = fitness_of([1, 2, 3, 4, 5, 6])
+    assert mean == 3.5
+    assert se == pytest.approx(statistics.stdev([1, 2, 3, 4, 5, 6]) / math.sqrt(6))
+    assert fitness_of([7]) == (7, 0)
 
 
 def test_the_swarm_starts_at_and_around_the_start_weights():
@@ -42,18 +45,33 @@ def test_the_swarm_starts_at_and_around_the_start_weights():
     assert np.all(np.abs(swarm.velocities) <= SMALL.max_velocity)
 
 
-def test_step_moves_toward_the_bests_with_clamped_velocity():
+def test_step_is_the_published_update_with_clamped_velocity():
+    """v' = clip(0.729844 v + 1.496180 r1 (own best - x) + 1.496180 r2 (global best - x)),
+    x' = x + v' (van den Bergh and Engelbrecht's constants, as meatfighter uses them). A
+    first step makes every particle its own best, so only inertia and the pull to the
+    global best remain; r1 and r2 are the step's two draws from its generator."""
     config = TrainConfig(start=[0.0] * 17, ceiling=0.0, particles=3, max_velocity=0.25)
     swarm = new_swarm(config, np.random.default_rng(1))
-    swarm.velocities[:] = 0.0
+    swarm.velocities[:] = 0.1
     before = swarm.positions.copy()
     step(swarm, np.array([1.0, 5.0, 2.0]), config, np.random.default_rng(2))
     assert swarm.global_fitness == 5.0
     assert np.array_equal(swarm.global_best, before[1])
-    assert np.all(np.abs(swarm.velocities) <= 0.25)
-    # particle 1 is its own and the global best: with no velocity it stays put (inertia 0.73)
-    assert np.allclose(swarm.positions[1], before[1])
-    assert pytest.approx(0.729844) == INERTIA
+    draws = np.random.default_rng(2)
+    _r1, r2 = draws.random((3, 17)), draws.random((3, 17))
+    unclamped = 0.729844 * 0.1 + 1.496180 * r2 * (before[1] - before)
+    assert np.any(np.abs(unclamped) > 0.25)  # the clamp is exercised
+    assert np.allclose(swarm.velocities, np.clip(unclamped, -0.25, 0.25))
+    assert np.allclose(swarm.positions, before + swarm.velocities)
+    # particle 1 is its own and the global best: inertia alone moves it
+    assert np.allclose(swarm.positions[1], before[1] + 0.729844 * 0.1)
+    # A worse second step keeps the bests; now each particle is also pulled to its own.
+    x, v = swarm.positions.copy(), swarm.velocities.copy()
+    step(swarm, np.array([0.0, 0.0, 0.0]), config, np.random.default_rng(3))
+    draws = np.random.default_rng(3)
+    r1, r2 = draws.random((3, 17)), draws.random((3, 17))
+    unclamped = 0.729844 * v + 1.496180 * r1 * (before - x) + 1.496180 * r2 * (before[1] - x)
+    assert np.allclose(swarm.velocities, np.clip(unclamped, -0.25, 0.25))
 
 
 def test_a_stagnant_swarm_restarts_with_random_positions_and_keeps_its_best():
@@ -69,6 +87,7 @@ def test_a_stagnant_swarm_restarts_with_random_positions_and_keeps_its_best():
     assert np.all(np.isinf(swarm.best_fitness))
 
 
+@pytest.mark.slow
 def test_resume_continues_exactly(tmp_path):
     straight = train(SMALL, 2, log=quiet)
     checkpoint = tmp_path / "ck.json"
@@ -79,6 +98,7 @@ def test_resume_continues_exactly(tmp_path):
     assert json.loads(checkpoint.read_text())["iteration"] == 2
 
 
+@pytest.mark.slow
 def test_checkpoint_guards(tmp_path):
     checkpoint = tmp_path / "ck.json"
     train(SMALL, 1, checkpoint, log=quiet)
@@ -89,6 +109,7 @@ def test_checkpoint_guards(tmp_path):
         train(other, 2, checkpoint, resume=True, log=quiet)
 
 
+@pytest.mark.slow
 def test_workers_and_ray_give_the_same_fitness():
     positions = new_swarm(SMALL, np.random.default_rng(0)).positions
     alone = evaluate_swarm(SMALL, positions, lambda specs: run_games(specs, 1))
@@ -99,14 +120,31 @@ def test_workers_and_ray_give_the_same_fitness():
         on_ray = evaluate_swarm(SMALL, positions, ray_runner("local", 2))
     finally:
         ray.shutdown()
-    assert list(alone) == list(pooled) == list(on_ray)
-    assert np.all(alone > 0)
+    assert [list(a) for a in alone] == [list(a) for a in pooled] == [list(a) for a in on_ray]
+    fitness, se = alone
+    assert np.all(fitness > 0) and np.all(se > 0)
 
 
+@pytest.mark.slow
 def test_train_command_writes_weights_with_provenance(tmp_path):
     out = tmp_path / "w.json"
-    result = nesbot("train", "--out", str(out), "--particles", "2", "--games", "1",
-                    "--iterations", "1", "--level", "28", "--seed", "4", "--workers", "2")
+    result = nesbot(
+        "train",
+        "--out",
+        str(out),
+        "--particles",
+        "2",
+        "--games",
+        "1",
+        "--iterations",
+        "1",
+        "--level",
+        "28",
+        "--seed",
+        "4",
+        "--workers",
+        "2",
+    )
     assert result.returncode == 0, result.stderr
     assert "iteration 1/1" in result.stderr
     weights = load_weights(out)
