@@ -5,6 +5,9 @@ VENV := .venv
 PY := $(VENV)/bin/python
 SOURCES := pyproject.toml setup.py $(wildcard cython_core/*.pyx cython_core/*.pxd cython_core/*.h)
 PLAY_ARGS ?= --level 19
+# make play keeps the game as $(PLAY_OUT).mp4 (H.264 video with the overlay), .fm2 (input
+# log) and .png (the frame the score first shows 999,999, else the last).
+PLAY_OUT ?= games/nesbot
 
 .PHONY: play test lint bench clean
 
@@ -23,14 +26,21 @@ $(VENV)/.installed-test: $(VENV)/.created $(SOURCES)
 	@touch $@ $(VENV)/.installed-demo
 
 play: $(VENV)/.installed-demo
-	$(VENV)/bin/nesbot play $(PLAY_ARGS)
+	@mkdir -p $(dir $(PLAY_OUT))
+	$(VENV)/bin/nesbot play --overlay --video $(PLAY_OUT).mp4 --log $(PLAY_OUT).fm2 \
+		--still $(PLAY_OUT).png $(PLAY_ARGS)
 
+# Tests run in parallel, one pytest-xdist worker per core (PYTEST_WORKERS=0: in one process);
+# each worker boots its own emulator once. --durations lists where the time went.
+PYTEST_WORKERS ?= auto
 test: $(VENV)/.installed-test
 	$(VENV)/bin/ruff check nesbot tests scripts
-	$(VENV)/bin/python -m pytest -q
+	$(VENV)/bin/ruff format --check nesbot tests scripts
+	$(VENV)/bin/python -m pytest -q -n $(PYTEST_WORKERS) --dist loadgroup --durations=15
 
 lint: $(VENV)/.installed-test
 	$(VENV)/bin/ruff check nesbot tests scripts
+	$(VENV)/bin/ruff format --check nesbot tests scripts
 
 bench: $(VENV)/.installed-test
 	$(PY) scripts/bench_sim.py

@@ -56,15 +56,13 @@ def run_replay(args: argparse.Namespace) -> int:
     log = read_fm2(args.log)
     rom = _load_rom(args)
     log.check_rom(rom.md5, fceux_rom_md5(rom.data))
-    if args.video and args.engine == "sim":
-        raise NesbotError("--video needs --engine emulator: the simulator draws no pictures")
+    for option, wanted in (("--video", args.video), ("--show", args.show)):
+        if wanted and args.engine == "sim":
+            raise NesbotError(f"{option} needs --engine emulator: the simulator draws no pictures")
+    _check_overlay(args, "--video or --show")
     with ExitStack() as stack:
         trace = stack.enter_context(_open_output(args.trace, "trace")) if args.trace else None
-        observers = ()
-        if args.video:
-            from nesbot.video import VideoWriter
-
-            observers = (stack.enter_context(VideoWriter(args.video, args.scale)),)
+        observers = _replay_observers(args, stack)
         if args.engine == "sim":
             summary = replay_on_simulator(rom, log, trace)
             if summary.frames > ALIGNED_FRAMES.stop:
@@ -85,6 +83,34 @@ def run_replay(args: argparse.Namespace) -> int:
             + (", topped out" if summary.topped_out else "")
         )
     return 0
+
+
+def _replay_observers(args: argparse.Namespace, stack: ExitStack) -> tuple:
+    """The emulator observers replay's --video, --show, --overlay and --realtime ask for."""
+    observers: list = []
+    if args.realtime:
+        from nesbot.pace import Pacer
+
+        observers.append(Pacer())
+    if not (args.video or args.show):
+        return tuple(observers)
+    from nesbot.watch import GameWatch
+
+    scale = _scale(args)
+    watch = GameWatch()  # the panel's figures; a replay has no plan to outline
+    info = watch.info if args.overlay else None
+    observers.insert(0, watch)  # first: the observers after it draw what it read
+    if args.video:
+        from nesbot.video import VideoWriter
+
+        observers.append(stack.enter_context(VideoWriter(args.video, scale, args.overlay, info)))
+    if args.show:
+        from nesbot.overlay import Renderer
+        from nesbot.window import Window
+
+        window = Window(Renderer(scale, args.overlay), info, every_frame=args.realtime)
+        observers.append(stack.enter_context(window))
+    return tuple(observers)
 
 
 def run_verify(args: argparse.Namespace) -> int:
@@ -113,12 +139,13 @@ def run_explain(args: argparse.Namespace) -> int:
     from nesbot.explain import explain
 
     evaluator = get_evaluator(args.evaluator, args.weights)
-    print(explain(args.board, args.piece, args.next, args.level, evaluator))
+    print(
+        explain(args.board, args.piece, args.next, args.level, evaluator, _planner_settings(args))
+    )
     return 0
 
 
 def run_simulate(args: argparse.Namespace) -> int:
-    from nesbot.bot import TAP_RATES
     from nesbot.evaluators import get_evaluator
     from nesbot.stats import plot_scores, require_matplotlib, simulate
 
@@ -132,7 +159,7 @@ def run_simulate(args: argparse.Namespace) -> int:
         level=args.level,
         seed=args.seed,
         workers=args.workers,
-        tap_interval=TAP_RATES[args.tap_hz],
+        settings=_planner_settings(args),
         progress=sys.stderr.isatty(),
     )
     if args.plot:
@@ -149,36 +176,150 @@ def run_simulate(args: argparse.Namespace) -> int:
     return 0
 
 
-def run_play(args: argparse.Namespace) -> int:
-    from nesbot.play import play
+def _scale(args: argparse.Namespace) -> int:
+    from nesbot.overlay import check_scale
 
-    return play(args)
+    return check_scale(args.scale)
+
+
+def _check_overlay(args: argparse.Namespace, outputs: str) -> None:
+    if args.overlay and not any(getattr(args, name, None) for name in ("video", "show", "still")):
+        raise NesbotError(f"--overlay draws on {outputs}: give one of them")
+
+
+def _game_progress(state, pieces: int) -> None:
+    print(
+        f"\rpieces {pieces:4d}  lines {state.lines:3d}  level {state.level:2d}  "
+        f"score {state.score:7d}\x1b[K",
+        end="",
+        file=sys.stderr,
+        flush=True,
+    )
+
+
+def _boot_progress(step: int, target: int) -> None:
+    # The menus wait ~24,000 steps (nesbot/emulator.py: ALIGNED_FRAMES) before the game.
+    print(
+        f"\rgetting ready: the menus wait for nes-py's whole-frame steps: step {step:,} of "
+        f"{target:,} ({min(step / target, 1):.0%})\x1b[K",
+        end="",
+        file=sys.stderr,
+        flush=True,
+    )
+
+
+def _name_files(paths: dict[str, object], ending: str) -> None:
+    """Say where the kept files are (those that exist: a video starts with its first frame)."""
+    from pathlib import Path
+
+    kept = [f"{what} {path}" for what, path in paths.items() if path and Path(path).is_file()]
+    if kept:
+        print(f"{ending}: " + ", ".join(kept), file=sys.stderr)
+
+
+def run_play(args: argparse.Namespace) -> int:
+    import json
+    from dataclasses import asdict
+    from pathlib import Path
+
+    from nesbot.bot import Bot
+    from nesbot.evaluators import get_evaluator
+    from nesbot.menus import GameSetup
+    from nesbot.play import Outputs, play
+
+    _check_overlay(args, "--video, --show or --still")
+    outputs = Outputs(
+        log=Path(args.log) if args.log else None,
+        video=Path(args.video) if args.video else None,
+        still=Path(args.still) if args.still else None,
+        scale=_scale(args),
+        overlay=args.overlay,
+        show=args.show,
+    )
+    # Bad paths fail now, not after the ~40 s boot.
+    if outputs.video is not None:
+        from nesbot.video import check_video_path
+
+        check_video_path(outputs.video)
+    if outputs.still is not None:
+        from nesbot.video import check_png_path
+
+        check_png_path(outputs.still)
+    if outputs.show:
+        from nesbot.window import check_display
+
+        check_display()
+    rom = _load_rom(args)
+    setup = GameSetup(level=args.level, music=args.music, seed=args.seed)
+    bot = Bot(get_evaluator(args.evaluator, args.weights), _planner_settings(args))
+    show_progress = not args.json and sys.stderr.isatty()
+    files = {"video": args.video, "log": args.log, "still": args.still}
+    print(f"booting and choosing level {setup.level} (seed {setup.seed})...", file=sys.stderr)
+    try:
+        session = play(
+            rom,
+            setup,
+            bot,
+            outputs,
+            tap_hz=args.tap_hz,
+            max_frames=args.max_frames,
+            realtime=args.realtime,
+            progress=_game_progress if show_progress else None,
+            boot_progress=_boot_progress if show_progress else None,
+        )
+    except KeyboardInterrupt:  # Ctrl-C, or the window closed: the files are complete
+        if show_progress:
+            print(file=sys.stderr)
+        _name_files(files, "stopped; so far")
+        raise
+    if show_progress:
+        print(file=sys.stderr)
+    result = session.result
+    summary = asdict(result) | {
+        "desyncs": bot.desyncs,
+        "plan_ms_p50": bot.plan_ms(50),
+        "plan_ms_p99": bot.plan_ms(99),
+        "fallbacks": bot.fallbacks,
+        "truncated": bot.truncated,
+    }
+    if args.json:
+        print(json.dumps(summary))
+    else:
+        print(
+            f"score {result.score}, lines {result.lines}, level {result.level}, "
+            f"{result.pieces} pieces in {result.frames} frames, {bot.desyncs} desyncs"
+            + (", topped out" if result.topped_out else "")
+        )
+    _name_files(files, f"score {result.score:,}; wrote")
+    return 0
 
 
 def run_train(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from nesbot.bot import TAP_RATES
     from nesbot.evaluators import get_evaluator
     from nesbot.stats import run_games
     from nesbot.train import TrainConfig, ray_runner, train, trained_weights
-    from nesbot.weights import FEATURE_NAMES, save_weights
+    from nesbot.weights import TRAINABLE_NAMES, save_weights
 
     start = get_evaluator(args.evaluator, args.weights)
-    if not start.calming or set(start.weights) - set(FEATURE_NAMES):
-        raise NesbotError(f"{start.name} is not in meatfighter's 17-feature form; train "
-                          "starts from meatfighter-2018, nesbot-trained or a weights file")
+    if not start.calming or set(start.weights) - set(TRAINABLE_NAMES):
+        raise NesbotError(
+            f"{start.name} is not in meatfighter's 17-feature form; train "
+            "starts from meatfighter-2018, nesbot-trained or a weights file"
+        )
     if args.particles < 2 or args.games < 1:
         raise NesbotError("train needs --particles >= 2 and --games >= 1")
     _check_writable(args.out, "weights")
     config = TrainConfig(
-        start=[start.weights.get(name, 0.0) for name in FEATURE_NAMES],
+        start=[start.weights.get(name, 0.0) for name in TRAINABLE_NAMES],
         ceiling=start.ceiling,
         particles=args.particles,
         games=args.games,
         level=args.level,
         seed=args.seed,
-        tap_interval=TAP_RATES[args.tap_hz],
+        settings=_planner_settings(args),
+        optimizer=args.optimizer,
         patience=args.patience,
         spread=args.spread,
         max_velocity=args.max_velocity,
@@ -186,14 +327,19 @@ def run_train(args: argparse.Namespace) -> int:
     if args.ray:
         run = ray_runner(args.ray, args.workers)
     else:
+
         def run(specs):
             return run_games(specs, args.workers)
+
     checkpoint = Path(args.checkpoint) if args.checkpoint else None
-    swarm = train(config, args.iterations, checkpoint, args.resume, run)
-    weights = trained_weights(swarm, config, " ".join(["nesbot", *sys.argv[1:]]))
+    state = train(config, args.iterations, checkpoint, args.resume, run)
+    weights = trained_weights(state, config, " ".join(["nesbot", *sys.argv[1:]]))
     save_weights(weights, args.out)
-    print(f"fitness {swarm.global_fitness:,.0f} after {swarm.iteration} iterations; "
-          f"weights in {args.out}", file=sys.stderr)
+    print(
+        f"fitness {weights.provenance['fitness']:,.0f} after {state.iteration} iterations; "
+        f"weights in {args.out}",
+        file=sys.stderr,
+    )
     return 0
 
 
@@ -208,14 +354,62 @@ def _add_evaluator_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _add_tap_hz(parser: argparse.ArgumentParser) -> None:
+def _add_planner_options(parser: argparse.ArgumentParser, reaction: bool = True) -> None:
+    from nesbot.planning import DEFAULT_LOOKAHEAD, LOOKAHEADS, NEXT_SEARCHES, TAP_RATES
+
     parser.add_argument(
         "--tap-hz",
         type=int,
         default=30,
-        choices=(30, 20, 15, 12, 10),
+        choices=tuple(TAP_RATES),
         help="fastest tapping of one button (30)",
     )
+    parser.add_argument(
+        "--lookahead",
+        type=int,
+        default=DEFAULT_LOOKAHEAD,
+        choices=LOOKAHEADS,
+        help="unknown pieces weighed after the two known ones, with the NES picker's odds; "
+        f"0 = the two-piece chain ({DEFAULT_LOOKAHEAD})",
+    )
+    parser.add_argument(
+        "--next-search",
+        default="plain",
+        choices=NEXT_SEARCHES,
+        help="the next piece's placements: plain paths, or the gamepad search with tucks "
+        "and spins (plain)",
+    )
+    if reaction:
+        parser.add_argument(
+            "--reaction",
+            type=_positive,
+            default=0,
+            help="frames of a new piece's input committed before the next piece may be "
+            "used (StackRabbit and BetaTetris play with 18) (0)",
+        )
+
+
+def _planner_settings(args: argparse.Namespace):
+    from nesbot.planning import PlannerSettings
+
+    return PlannerSettings(
+        tap_hz=args.tap_hz,
+        lookahead=args.lookahead,
+        reaction=getattr(args, "reaction", 0),
+        next_search=args.next_search,
+    )
+
+
+def _add_picture_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--scale", type=int, default=3, help="picture upscale, nearest neighbour, 1-8 (3: 720p)"
+    )
+    parser.add_argument(
+        "--overlay",
+        action="store_true",
+        help="draw a panel of figures beside the game and the planned placements on it",
+    )
+    parser.add_argument("--show", action="store_true", help="show the game in a window")
 
 
 def _evaluator_names() -> list[str]:
@@ -260,14 +454,21 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--music", type=_positive, default=0, help="0-2 songs, 3 off (0)")
     play.add_argument("--log", metavar="FILE.fm2", help="write the game's input log")
     play.add_argument("--max-frames", type=_positive, help="stop after this many frames")
-    _add_tap_hz(play)
+    _add_planner_options(play)
     play.add_argument(
         "--realtime",
         action="store_true",
         help="pace the game at the NES's 60.0988 frames per second",
     )
-    play.add_argument("--video", metavar="FILE.mp4", help="record every frame to a video")
-    play.add_argument("--scale", type=int, default=2, help="video upscale factor (2)")
+    play.add_argument(
+        "--video", metavar="FILE.mp4", help="record every frame of the game (.mp4 or .webm)"
+    )
+    play.add_argument(
+        "--still",
+        metavar="FILE.png",
+        help="save the frame where the score first shows 999,999 (else the last frame)",
+    )
+    _add_picture_options(play)
     play.add_argument("--json", action="store_true", help="print one JSON summary object")
     _add_evaluator_options(play)
 
@@ -280,7 +481,7 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--level", type=_positive, default=19, help="start level (19)")
     sim.add_argument("--seed", type=_positive, default=0, help="chooses the games (0)")
     sim.add_argument("--workers", type=_positive, default=1, help="processes (1)")
-    _add_tap_hz(sim)
+    _add_planner_options(sim)
     _add_evaluator_options(sim)
     sim.add_argument("--json", action="store_true", help="print one JSON summary object")
     sim.add_argument("--plot", metavar="FILE.png", help="draw the pre-29 score distribution")
@@ -297,8 +498,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     replay.add_argument("--trace", metavar="FILE", help="write one JSON line per new piece")
     replay.add_argument("--json", action="store_true", help="print one JSON summary object")
-    replay.add_argument("--video", metavar="FILE.mp4", help="render every frame of the log")
-    replay.add_argument("--scale", type=int, default=2, help="video upscale factor (2)")
+    replay.add_argument(
+        "--video", metavar="FILE.mp4", help="render every frame of the log (.mp4 or .webm)"
+    )
+    _add_picture_options(replay)
+    replay.add_argument(
+        "--realtime", action="store_true", help="pace the replay at 60.0988 frames per second"
+    )
 
     check = command(
         "verify",
@@ -315,22 +521,46 @@ def build_parser() -> argparse.ArgumentParser:
     )
     coach.add_argument("--out", required=True, metavar="FILE.json", help="trained weights")
     coach.add_argument("--iterations", type=_positive, default=20, help="in total (20)")
-    coach.add_argument("--particles", type=_positive, default=12, help="swarm size (12)")
+    coach.add_argument(
+        "--optimizer",
+        choices=("pso", "cmaes"),
+        default="pso",
+        help="particle swarm (pso) or CMA-ES (cmaes) (pso)",
+    )
+    coach.add_argument(
+        "--particles", type=_positive, default=12, help="PSO's swarm size, CMA-ES's population (12)"
+    )
     coach.add_argument("--games", type=_positive, default=30, help="games per fitness (30)")
     coach.add_argument("--level", type=_positive, default=19, help="start level (19)")
     coach.add_argument("--seed", type=_positive, default=0, help="swarm and games (0)")
-    coach.add_argument("--patience", type=_positive, default=4,
-                       help="iterations without progress before a restart (4)")
-    coach.add_argument("--spread", type=float, default=0.5,
-                       help="the initial swarm: start weights + normal(0, spread) (0.5)")
-    coach.add_argument("--max-velocity", type=float, default=1.0,
-                       help="velocity clamp per weight and iteration (1.0)")
-    _add_tap_hz(coach)
+    coach.add_argument(
+        "--patience",
+        type=_positive,
+        default=4,
+        help="iterations without progress before a restart (4)",
+    )
+    coach.add_argument(
+        "--spread",
+        type=float,
+        default=0.5,
+        help="the initial swarm: start weights + normal(0, spread) (0.5)",
+    )
+    coach.add_argument(
+        "--max-velocity",
+        type=float,
+        default=1.0,
+        help="velocity clamp per weight and iteration (1.0)",
+    )
+    _add_planner_options(coach)
     coach.add_argument("--workers", type=_positive, default=1, help="processes (1)")
-    coach.add_argument("--ray", metavar="ADDRESS",
-                       help="evaluate on a Ray cluster; 'local' starts one on this machine")
-    coach.add_argument("--checkpoint", metavar="FILE.json",
-                       help="save the swarm after every iteration")
+    coach.add_argument(
+        "--ray",
+        metavar="ADDRESS",
+        help="evaluate on a Ray cluster; 'local' starts one on this machine",
+    )
+    coach.add_argument(
+        "--checkpoint", metavar="FILE.json", help="save the swarm after every iteration"
+    )
     coach.add_argument("--resume", action="store_true", help="continue from --checkpoint")
     _add_evaluator_options(coach)
 
@@ -343,6 +573,7 @@ def build_parser() -> argparse.ArgumentParser:
     why.add_argument("--piece", default="T", help="current piece, one of TJZOSLI (T)")
     why.add_argument("--next", default="I", help="next piece (I)")
     why.add_argument("--level", type=_positive, default=19, help="level (19)")
+    _add_planner_options(why, reaction=False)
     _add_evaluator_options(why)
     return parser
 
@@ -360,6 +591,6 @@ def main(argv: list[str] | None = None) -> int:
             raise
         print(f"nesbot: error: {error}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("nesbot: interrupted", file=sys.stderr)
+    except KeyboardInterrupt as error:  # window.WindowClosed says what ended the game
+        print(f"nesbot: {error or 'interrupted'}", file=sys.stderr)
         return 130

@@ -1,36 +1,41 @@
 """`nesbot play`: boot the ROM, reach the start level through the menus, and let the bot play.
 
-The frame loop asks a policy for each frame's button byte, given the emulator's RAM between
-two frames and the steps since power-on, and steps the emulator with it until top-out (or
---max-frames).
+`play_game` is the frame loop: it asks a policy for each frame's button byte, given the
+emulator's RAM between two frames and the steps since power-on, and steps the emulator with
+it until top-out (or `max_frames`). `play` is the whole session behind the command: the
+emulator, the menus (with progress), the game, and what is kept of it (input log, video,
+still) or shown (window). Argument parsing and printing live in nesbot/cli.py.
 """
 
-import argparse
-import json
-import sys
 import time
 from collections.abc import Callable
 from contextlib import ExitStack
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
 from nesbot import ram
+from nesbot._core.pieces import KILL_SCREEN_LEVEL
 from nesbot.bot import Bot
-from nesbot.emulator import Emulator
-from nesbot.evaluators import get_evaluator
+from nesbot.emulator import ALIGNED_FRAMES, Emulator
 from nesbot.fm2 import Fm2Writer, fceux_rom_md5
 from nesbot.menus import GameSetup, start_game
-from nesbot.rom import Rom, load_rom
+from nesbot.overlay import Renderer
+from nesbot.pace import Pacer
+from nesbot.rom import Rom
+from nesbot.watch import GameWatch
 
 Policy = Callable[[np.ndarray, int], int]  # (RAM, steps since power-on) -> buttons
-PROGRESS_EVERY = 30  # frames between terminal progress updates
-NES_FPS = 60.0988
+Progress = Callable[[ram.GameState, int], None]  # (state, pieces), every PROGRESS_EVERY frames
+BootProgress = Callable[[int, int], None]  # (steps since power-on, steps the menus wait for)
+PROGRESS_EVERY = 30  # frames between progress calls
+BOOT_PROGRESS_SECONDS = 0.25  # between boot progress calls
 
 
 @dataclass(frozen=True)
 class GameResult:
-    """What `nesbot play --json` prints (the bot's figures are added by play())."""
+    """What `nesbot play --json` prints (the CLI adds the bot's figures)."""
 
     score: int
     lines: int
@@ -52,110 +57,210 @@ def play_game(
     rom: Rom,
     policy: Policy,
     max_frames: int | None = None,
-    progress: Callable[[ram.GameState, int], None] | None = None,
+    progress: Progress | None = None,
     realtime: bool = False,
+    watch: GameWatch | None = None,
 ) -> GameResult:
     """Step a game that is on its first active frame with `policy` until top-out or
-    `max_frames` frames."""
+    `max_frames` frames. `watch`, if given, must be in emu.observers already (first, so
+    that observers after it see it up to date); else one is attached for the game."""
     memory = emu.ram
-    pieces, frames, was_active = 1, 0, True
-    maxout_lines = None
-    started = time.perf_counter()
-    # Per frame only the few bytes that matter are read; decoding all of RAM would cost
-    # about a tenth of an emulated frame.
-    while memory[ram.PLAY_STATE] != ram.PLAY_TOPPED_OUT and (
-        max_frames is None or frames < max_frames
-    ):
-        emu.step(policy(memory, emu.frame))
-        frames += 1
-        if realtime:
-            delay = started + frames / NES_FPS - time.perf_counter()
-            if delay > 0:
-                time.sleep(delay)
-        active = ram.piece_active(memory)
-        if active and not was_active:
-            pieces += 1
-            if maxout_lines is None and memory[ram.SCORE + 2] == 0x99:
-                state = ram.decode(memory)
-                if state.score >= ram.SCORE_CAP and state.level < 29:  # maxout: before level 29
-                    maxout_lines = state.lines
-        was_active = active
-        if progress is not None and frames % PROGRESS_EVERY == 0:
-            progress(ram.decode(memory), pieces)
+    own_watch = watch is None
+    if watch is None:
+        watch = GameWatch(memory)
+        emu.observers.insert(0, watch)
+    pacer = Pacer() if realtime else None
+    frames = 0
+    try:
+        if pacer is not None:
+            pacer.wait()
+        # Per frame only the few bytes that matter are read; decoding all of RAM would cost
+        # about a tenth of an emulated frame.
+        while memory[ram.PLAY_STATE] != ram.PLAY_TOPPED_OUT and (
+            max_frames is None or frames < max_frames
+        ):
+            emu.step(policy(memory, emu.frame))
+            frames += 1
+            if pacer is not None:
+                pacer.wait()
+            if progress is not None and frames % PROGRESS_EVERY == 0:
+                progress(ram.decode(memory), watch.pieces)
+    finally:
+        if own_watch:
+            emu.observers.remove(watch)
     state = ram.decode(memory)
+    # A maxout is 999,999 before level 29 (where the game's speed becomes one frame a row).
+    maxout = watch.cap is not None and watch.cap.level < KILL_SCREEN_LEVEL
     return GameResult(
         state.score,
         state.lines,
         state.level,
         setup.level,
-        pieces,
+        watch.pieces,
         frames,
         state.tetrises,
-        maxout_lines is not None,
-        maxout_lines,
+        maxout,
+        watch.cap.lines if maxout else None,
         state.topped_out,
         setup.seed,
         rom.md5,
     )
 
 
-def _terminal_progress(state: ram.GameState, pieces: int) -> None:
-    print(
-        f"\rpieces {pieces:4d}  lines {state.lines:3d}  level {state.level:2d}  "
-        f"score {state.score:7d}",
-        end="",
-        file=sys.stderr,
-        flush=True,
-    )
+@dataclass(frozen=True)
+class Outputs:
+    """What a session keeps of its game, and whether it shows it."""
+
+    log: Path | None = None  # FCEUX .fm2 input log, from power-on
+    video: Path | None = None  # .mp4 or .webm of the game's frames
+    still: Path | None = None  # PNG: the frame the score first shows 999,999, else the last
+    scale: int = 3  # picture upscale, for video, window and still
+    overlay: bool = False  # the panel and the plan outlines, in all three
+    show: bool = False  # a live window
 
 
-def play(args: argparse.Namespace) -> int:
-    rom = load_rom(args.rom, any_rom=args.any_rom)
-    print(rom.describe(), file=sys.stderr)
-    setup = GameSetup(level=args.level, music=args.music, seed=args.seed)
-    bot = Bot(get_evaluator(args.evaluator, args.weights), args.tap_hz)
-    show_progress = not args.json and sys.stderr.isatty()
+@dataclass(frozen=True)
+class Session:
+    """What `play` did: the game, and the files it wrote."""
+
+    result: GameResult
+    video_frames: int  # frames in the video (0 without one)
+    still_frame: int | None  # the step (since power-on) the still shows, if one was saved
+
+
+class _Still:
+    """An emulator observer that renders the first frame whose screen shows the score at
+    999,999 (the step after RAM does: the NMI draws the score that the last frame's logic
+    wrote), keeping it for --still."""
+
+    def __init__(self, watch: GameWatch, renderer: Renderer, overlay: bool) -> None:
+        self.watch = watch
+        self.renderer = renderer
+        self.overlay = overlay
+        self.picture: np.ndarray | None = None
+        self.frame: int | None = None
+
+    def __call__(self, pad: int, emu: Emulator) -> None:
+        cap = self.watch.cap
+        if self.picture is None and cap is not None and emu.frame > cap.frame:
+            self.take(emu)
+
+    def take(self, emu: Emulator) -> None:
+        info = self.watch.info() if self.overlay else None
+        self.picture = self.renderer.render(emu.screen, info).copy()
+        self.frame = emu.frame
+
+
+def play(
+    rom: Rom,
+    setup: GameSetup,
+    bot: Bot,
+    outputs: Outputs = Outputs(),
+    *,
+    tap_hz: int = 30,
+    max_frames: int | None = None,
+    realtime: bool = False,
+    progress: Progress | None = None,
+    boot_progress: BootProgress | None = None,
+) -> Session:
+    """Boot, choose the game in the menus, and let `bot` play it (see the module docstring).
+
+    Every output is checked before the ~40 s boot, so a bad path fails at once. Ctrl-C, or
+    closing the window (window.WindowClosed), ends the game with every file closed and
+    readable.
+    """
+    from nesbot.video import check_png_path
+
+    if outputs.still is not None:
+        check_png_path(outputs.still)
     with ExitStack() as stack:
+        window = None
+        if outputs.show:
+            from nesbot.window import Window
+
+            window = stack.enter_context(
+                Window(Renderer(outputs.scale, outputs.overlay), every_frame=realtime)
+            )
         emu = stack.enter_context(Emulator(rom.path))
-        if args.log:
+        if outputs.log is not None:
             comments = [
                 ("start_level", str(setup.level)),
                 ("seed", str(setup.seed)),
-                ("tap_hz", str(args.tap_hz)),
+                ("tap_hz", str(tap_hz)),
                 ("evaluator", bot.evaluator_name),
             ]
-            log = stack.enter_context(Fm2Writer(args.log, fceux_rom_md5(rom.data), comments))
+            log = stack.enter_context(Fm2Writer(outputs.log, fceux_rom_md5(rom.data), comments))
             emu.observers.append(lambda pad, _emu: log.write_frame(pad))
-        game_observers = []
-        if args.video:
+        watch = GameWatch(emu.ram, bot)
+        info = watch.info if outputs.overlay else None
+        game_observers: list[Callable[[int, Emulator], None]] = [watch]
+        writer = None
+        if outputs.video is not None:
             from nesbot.video import VideoWriter
 
-            game_observers.append(stack.enter_context(VideoWriter(args.video, args.scale)))
-        print(f"booting and choosing level {setup.level} (seed {setup.seed})...", file=sys.stderr)
-        start_game(emu, setup)
-        emu.observers.extend(game_observers)  # a video shows the game, not the menu frames
+            writer = stack.enter_context(
+                VideoWriter(outputs.video, outputs.scale, outputs.overlay, info)
+            )
+            game_observers.append(writer)
+        still = None
+        if outputs.still is not None:
+            still = _Still(watch, Renderer(outputs.scale, outputs.overlay), outputs.overlay)
+            game_observers.append(still)
+        if window is not None:
+            window.info = info
+            game_observers.append(window)
+
+        _boot(emu, setup, window, boot_progress)
+        # The watch starts on the game's first frame; the video shows the game, not the menus.
+        watch.reset()
+        emu.observers.extend(game_observers)
         result = play_game(
             emu,
             setup,
             rom,
             bot,
-            max_frames=args.max_frames,
-            progress=_terminal_progress if show_progress else None,
-            realtime=args.realtime,
+            max_frames=max_frames,
+            progress=progress,
+            realtime=realtime,
+            watch=watch,
         )
-    if show_progress:
-        print(file=sys.stderr)
-    summary = asdict(result) | {
-        "desyncs": bot.desyncs,
-        "plan_ms_p50": bot.plan_ms(50),
-        "plan_ms_p99": bot.plan_ms(99),
-    }
-    if args.json:
-        print(json.dumps(summary))
-    else:
-        print(
-            f"score {result.score}, lines {result.lines}, level {result.level}, "
-            f"{result.pieces} pieces in {result.frames} frames, {bot.desyncs} desyncs"
-            + (", topped out" if result.topped_out else "")
-        )
-    return 0
+        if still is not None:
+            if still.picture is None:
+                still.take(emu)  # the last frame
+            from nesbot.video import save_png
+
+            save_png(still.picture, outputs.still)
+    return Session(
+        result,
+        writer.frames_written if writer is not None else 0,
+        still.frame if still is not None else None,
+    )
+
+
+def _boot(emu: Emulator, setup: GameSetup, window, boot_progress: BootProgress | None) -> None:
+    """start_game, showing its progress: the menus wait for nes-py's whole-frame steps."""
+    target = ALIGNED_FRAMES.start + setup.seed_frames
+    next_report = 0.0
+
+    def report(pad: int, emu: Emulator) -> None:
+        nonlocal next_report
+        if window is not None:
+            window.getting_ready(
+                emu.screen,
+                (
+                    "getting ready: the menus wait for nes-py's whole-frame steps",
+                    f"step {emu.frame:,} of {target:,}, level {setup.level}, seed {setup.seed}",
+                ),
+                emu.frame / target,
+            )
+        if boot_progress is not None:
+            now = time.perf_counter()
+            if now >= next_report:
+                next_report = now + BOOT_PROGRESS_SECONDS
+                boot_progress(emu.frame, target)
+
+    emu.observers.append(report)
+    try:
+        start_game(emu, setup)
+    finally:
+        emu.observers.remove(report)

@@ -1,71 +1,117 @@
-"""Record the emulator's screen to a video file, one video frame per emulated frame.
+"""Record the game to a video file, one video frame per emulated frame, encoded by PyAV.
 
 Use ``VideoWriter`` as a context manager and append it to ``Emulator.observers``; it copies
 ``emu.screen`` after every step from then on, so attach it after the menus to leave out the
 ~24,000 boot and menu frames (almost 7 minutes). The file is complete only after ``close()``,
-which the ``with`` block calls on any exit, KeyboardInterrupt included: an .mp4 whose writer was
-never closed has no index and cannot be played. Killing the process (SIGKILL) loses it anyway.
+which the ``with`` block calls on any exit, KeyboardInterrupt included: an .mp4 whose encoder
+never finished has no index and cannot be played. The encoder runs in a process of its own and
+finishes the file even when the game's process ends without closing it, or is killed.
 
-* The container follows the extension: ``.mp4`` (MPEG-4 Part 2, fourcc ``mp4v``) or ``.avi``
-  (Motion JPEG, ``MJPG``). The picture is the NES's 256x240 screen times an integer ``scale``
-  (1-8, nearest neighbour, so pixels stay sharp); the default rate is the NTSC NES's 60.0988.
-  Desktop players and ffmpeg play both; most browsers play neither (opencv-python has no H.264).
-* Encoding runs on a background thread because it costs about 2 ms per frame at scale 2 (4 at
-  scale 3, 25 at scale 8), as much as the emulator's own step; OpenCV releases the GIL while it
-  encodes, so given a spare CPU core the encoding overlaps the emulation. ``write()`` itself only
-  converts and copies the frame (tens of microseconds) and blocks only while
-  ``queue_frames(scale)`` frames already wait: memory stays bounded (each waiting frame is the
-  unscaled 184 KB) and, when the encoder is slower than the game, the game slows to its pace.
-* ``close()`` waits for the queue to drain (a fraction of a second at any scale), even through
-  further Ctrl-C presses, and then every frame passed to ``write()`` is in the file and counted
-  by ``frames_written``. If the thread that created the writer ends without closing it, the
-  encoder thread finishes the file by itself.
-* Problems with the path, extension, scale or codec raise ``NesbotError`` from the constructor,
-  before any frame is written. A frame of the wrong shape or type is a programming error
+* The container follows the extension. ``.mp4`` is H.264 (libx264, which PyAV's wheels carry)
+  in yuv420p with the index at the front (``+faststart``), which browsers and phones play,
+  even while it downloads; ``.webm`` is VP9. The time base is the NTSC NES's exact rate,
+  39,375,000/655,171 (60.0988) frames per second, and frame n has timestamp n, so the video
+  lasts exactly as long as the game did. The picture is the NES's 256x240 screen times an
+  integer ``scale`` (1-8, nearest neighbour, so pixels stay sharp; 3 makes 720 lines), with
+  the --overlay panel beside it when ``overlay`` is set (nesbot/overlay.py).
+* The colours are BT.601, limited range, and say so in the stream, so that players do not
+  guess BT.709 for a picture this size. 4:2:0 halves the colour resolution: a one-pixel line
+  of colour on the NES smears a little at its edges, as on every H.264 web video.
+* Encoding runs in a process of its own: drawing, colour conversion and x264 cost about
+  1.5 ms per frame at scale 3, as much as the emulator and the bot together, so on a second
+  core the encoding overlaps the game. A process rather than a thread, so that the game and
+  the encoder never wait for each other's GIL. ``write()`` copies the screen into shared
+  memory and sends its slot number (and the overlay's FrameInfo) down a socket, tens of
+  microseconds; it blocks only while ``queue_frames(scale)`` frames already wait, so memory
+  stays bounded and, when the encoder is slower than the game, the game slows to its pace.
+  The encoder process has a process group of its own, so Ctrl-C at the terminal reaches the
+  game's process alone, which then closes the file.
+* ``close()`` sends the stop and waits for the encoder to finish the file (a fraction of a
+  second), even through further Ctrl-C presses; then every frame passed to ``write()`` is in
+  the file and counted by ``frames_written``. A writer dropped without ``close()``, or whose
+  program ends or dies, has its file finished by the encoder all the same (it sees the stop,
+  or the end of the socket). A writer given no frames leaves no file (PyAV creates it with
+  the first frame). Errors in the encoder come back to the writer: ``write()`` raises them
+  from then on, ``close()`` once.
+* Problems with the path, extension or scale raise ``NesbotError`` from the constructor, before
+  any frame is written. A frame of the wrong shape or type is a programming error
   (``ValueError``).
-* ``read_video_frames``, ``read_first_frame`` and ``save_still`` serve the tests and the
-  README's screenshot.
+* ``probe_video``, ``read_frames`` and ``read_video_frames`` read videos back (the tests, the
+  README's still); ``save_png`` writes a picture losslessly (--still).
 """
 
-import math
+import contextlib
 import os
-import queue
-import threading
+import pickle
+import socket
+import struct
+import subprocess
+import sys
+import weakref
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from fractions import Fraction
+from multiprocessing import shared_memory
+from multiprocessing.connection import Connection
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Self
 
+import av
 import cv2
 import numpy as np
 
 from nesbot.errors import NesbotError
+from nesbot.overlay import SCREEN_HEIGHT, SCREEN_WIDTH, FrameInfo, Renderer, check_scale
+from nesbot.pace import NTSC_RATE
 
 if TYPE_CHECKING:
     from nesbot.emulator import Emulator
 
-SCREEN_HEIGHT = 240
-SCREEN_WIDTH = 256
-NTSC_FPS = 60.0988  # 39,375,000 / 655,171 frames per second (NTSC NES)
-MAX_SCALE = 8
-CODECS: dict[str, str] = {".mp4": "mp4v", ".avi": "MJPG"}
+DEFAULT_SCALE = 3  # 720 lines, a standard HD height
+
+
+@dataclass(frozen=True)
+class Format:
+    """How one extension is written: container, encoder and their options."""
+
+    container: str
+    codec: str
+    codec_options: dict[str, str]
+    container_options: dict[str, str]
+
+
+FORMATS: dict[str, Format] = {
+    # ultrafast: x264 at 720 lines then keeps up with the game on one core (~1 ms a frame);
+    # the NES's flat colours cost few bits anyway. A constant quantizer rather than CRF:
+    # CRF's per-frame cost estimate adds a third to x264's time, and QP 16 gives a smaller
+    # file at the same quality here (a decoded frame is ~48 dB from its 4:2:0 source, ~1 kB a
+    # frame at scale 3; tests/test_video.py).
+    ".mp4": Format(
+        "mp4", "libx264", {"preset": "ultrafast", "qp": "16"}, {"movflags": "+faststart"}
+    ),
+    # VP9 in real-time mode: the good-quality modes encode a few frames per second at 720p.
+    ".webm": Format(
+        "webm",
+        "libvpx-vp9",
+        {"deadline": "realtime", "cpu-used": "8", "row-mt": "1", "crf": "24", "b": "0"},
+        {},
+    ),
+}
+# x264 and libvpx would start a thread per core; the game needs one of the two cores the
+# project plans for, so the encoder runs in this module's thread alone.
+ENCODER_THREADS = 1
+# FFmpeg's codes for what cv2's RGB->I420 produces: BT.601 (SMPTE 170M) in limited range.
+_BT601, _LIMITED_RANGE = 6, 1
 # Frames that may wait for the encoder at scale 1 (184 KB each: ~12 MB); fewer at larger
 # scales, where each costs more to encode, so that close() drains in well under a second.
 QUEUE_FRAMES = 64
-# How often an idle encoder thread checks whether its creator has gone away.
-_OWNER_POLL_SECONDS = 0.1
-_STOP = None  # queue sentinel: no more frames
-
-
-def _check_scale(scale: object) -> int:
-    # bool is an int subclass; scale=True is a caller's mistake, not 1.
-    if not isinstance(scale, int) or isinstance(scale, bool) or not 1 <= scale <= MAX_SCALE:
-        raise NesbotError(f"the scale must be a whole number from 1 to {MAX_SCALE}, not {scale}")
-    return scale
+_SCREEN_BYTES = SCREEN_HEIGHT * SCREEN_WIDTH * 3
 
 
 def _check_output_path(path: Path, what: str) -> None:
-    # OpenCV reports none of these itself: VideoWriter just fails to open and imwrite just
-    # returns False, so name the reason while it can still be known.
+    # PyAV and OpenCV would report these late (PyAV creates the file with the first frame)
+    # or not at all (imwrite returns False), so name the reason while it can still be known.
     parent = path.parent
     if not parent.is_dir():
         raise NesbotError(f"cannot write {what} {path}: the directory {parent} does not exist")
@@ -75,14 +121,12 @@ def _check_output_path(path: Path, what: str) -> None:
         raise NesbotError(f"cannot write {what} {path}: it is a directory")
 
 
-def _check_frame(rgb_frame: np.ndarray) -> None:
-    # cv2.VideoWriter silently drops frames whose size differs from the one it was opened
-    # with, so a wrong shape would only show up as a short video.
-    if not isinstance(rgb_frame, np.ndarray) or rgb_frame.dtype != np.uint8:
+def _check_screen(screen: np.ndarray) -> None:
+    if not isinstance(screen, np.ndarray) or screen.dtype != np.uint8:
         raise ValueError("a frame must be a uint8 numpy array")
-    if rgb_frame.shape != (SCREEN_HEIGHT, SCREEN_WIDTH, 3):
+    if screen.shape != (SCREEN_HEIGHT, SCREEN_WIDTH, 3):
         raise ValueError(
-            f"a frame must be {SCREEN_HEIGHT}x{SCREEN_WIDTH}x3 RGB, not {rgb_frame.shape}"
+            f"a frame must be {SCREEN_HEIGHT}x{SCREEN_WIDTH}x3 RGB, not {screen.shape}"
         )
 
 
@@ -91,81 +135,377 @@ def queue_frames(scale: int) -> int:
     return max(8, QUEUE_FRAMES // scale)
 
 
-def _upscale(bgr_frame: np.ndarray, scale: int) -> np.ndarray:
-    if scale == 1:
-        return bgr_frame
-    size = (SCREEN_WIDTH * scale, SCREEN_HEIGHT * scale)
-    return cv2.resize(bgr_frame, size, interpolation=cv2.INTER_NEAREST)
+def video_format(path: Path) -> Format:
+    """The format a video path asks for, or NesbotError naming the ones there are."""
+    found = FORMATS.get(path.suffix.lower())
+    if found is None:
+        supported = " or ".join(FORMATS)
+        raise NesbotError(f"cannot write video {path}: the name must end in {supported}")
+    return found
+
+
+# RGB -> BT.601 limited-range Y, Cb, Cr, as rows of cv2.transform's matrix (the last
+# column is the offset, in 0-255 units).
+_BT601_RGB_TO_YCBCR = (
+    np.array(
+        [
+            [65.481, 128.553, 24.966, 16 * 255],
+            [-37.797, -74.203, 112.0, 128 * 255],
+            [112.0, -93.786, -18.214, 128 * 255],
+        ]
+    )
+    / 255
+)
+
+
+class Yuv420Picture:
+    """The encoder's picture as yuv420p planes.
+
+    Converting the 256x240 screen and then upscaling each plane costs a third of converting
+    the upscaled picture (about 0.3 ms a frame at scale 3 instead of 0.9). Luma is the
+    nearest-neighbour upscale of the screen's; each chroma sample (one per 2x2 pixels of the
+    picture) is the colour of the screen pixel nearest its centre, not the average of the
+    pixels it covers: pixel art keeps its colours, and edges move by at most one picture pixel.
+    The panel is converted only when its figures change, and of the screen only the band of
+    rows that differ from the last frame's (about half of a game's frames repeat the one
+    before, and most others change a piece's few rows).
+    """
+
+    def __init__(self, renderer: Renderer) -> None:
+        self.renderer = renderer
+        self.width, self.height = renderer.width, renderer.height
+        self._planes = (
+            np.zeros((self.height, self.width), np.uint8),
+            np.full((self.height // 2, self.width // 2), 128, np.uint8),
+            np.full((self.height // 2, self.width // 2), 128, np.uint8),
+        )
+        self._last: np.ndarray | None = None  # the last screen converted, outlines included
+        self._panel_for = None
+
+    def planes(self, screen: np.ndarray, info: FrameInfo | None = None) -> tuple[np.ndarray, ...]:
+        """The Y, U and V planes of one frame (arrays reused by the next call)."""
+        renderer = self.renderer
+        native = renderer.screen(screen, info)
+        top, bottom = self._changed_rows(native)
+        if top < bottom:
+            ycbcr = cv2.transform(native[top:bottom], _BT601_RGB_TO_YCBCR)
+            s = renderer.scale
+            for index, source in enumerate(cv2.split(ycbcr)):
+                half = 1 if index == 0 else 2  # chroma planes are half the size
+                # Even rows: at every scale a band of them starts on a whole chroma row, and
+                # nearest neighbour maps it as it maps the whole screen.
+                rows = slice(top * s // half, bottom * s // half)
+                band = self._planes[index][rows, : renderer.nes_width // half]
+                size = (band.shape[1], band.shape[0])
+                cv2.resize(source, size, dst=band, interpolation=cv2.INTER_NEAREST)
+        if renderer.panel and info is not None and info.figures != self._panel_for:
+            self._panel_for = info.figures
+            panel = np.ascontiguousarray(renderer.panel_picture(info.figures))
+            i420 = cv2.cvtColor(panel, cv2.COLOR_RGB2YUV_I420)
+            height, width = self.height, renderer.panel_width
+            chroma = (height // 2, width // 2)
+            quarter = height // 4
+            self._planes[0][:, renderer.nes_width :] = i420[:height]
+            self._planes[1][:, renderer.nes_width // 2 :] = i420[height : height + quarter].reshape(
+                chroma
+            )
+            self._planes[2][:, renderer.nes_width // 2 :] = i420[height + quarter :].reshape(chroma)
+        return self._planes
+
+    def _changed_rows(self, native: np.ndarray) -> tuple[int, int]:
+        """The band of screen rows [top, bottom) that differ from the last screen, widened
+        to even rows; then remembers this screen."""
+        if self._last is None:
+            self._last = native.copy()
+            return 0, SCREEN_HEIGHT
+        # Rows as 96 uint64 words: a fast compare (cv2.reduce takes 20 times as long).
+        rows_now = native.reshape(SCREEN_HEIGHT, -1).view(np.uint64)
+        rows_then = self._last.reshape(SCREEN_HEIGHT, -1).view(np.uint64)
+        changed = np.flatnonzero((rows_now != rows_then).any(axis=1))
+        if changed.size == 0:
+            return 0, 0
+        top, bottom = int(changed[0]) & ~1, (int(changed[-1]) + 2) & ~1
+        self._last[top:bottom] = native[top:bottom]
+        return top, bottom
+
+    def frame(self, screen: np.ndarray, info: FrameInfo | None = None) -> av.VideoFrame:
+        """A new yuv420p VideoFrame of one frame (the encoder may keep it)."""
+        frame = av.VideoFrame(self.width, self.height, "yuv420p")
+        for plane, data in zip(frame.planes, self.planes(screen, info), strict=True):
+            if plane.line_size == data.shape[1]:
+                plane.update(data)
+            else:  # rows padded for alignment
+                rows = np.frombuffer(plane, np.uint8).reshape(-1, plane.line_size)
+                rows[: data.shape[0], : data.shape[1]] = data
+        return frame
+
+
+def check_video_path(path: Path) -> Format:
+    """The format of a video path that can be written, or NesbotError (checked before a
+    game, not after)."""
+    found = video_format(path)
+    _check_output_path(path, "video")
+    return found
+
+
+class Encoder:
+    """Encodes frames into one file, in the calling thread: the encoder process's work.
+
+    The container is opened with the first frame (so a writer given no frames leaves no
+    file). `finish()` writes what the encoder still holds and the index; it also runs after
+    an error, so that the frames before it play.
+    """
+
+    def __init__(self, path: Path, scale: int, overlay: bool) -> None:
+        self.path = path
+        self.format = video_format(path)
+        self.picture = Yuv420Picture(Renderer(scale, panel=overlay))
+        self.frames = 0  # frames given to the codec
+        self._container: av.container.OutputContainer | None = None
+        self._stream: av.VideoStream | None = None
+
+    def prepare(self, screen: np.ndarray, info: FrameInfo | None) -> av.VideoFrame:
+        """The video frame of a screen (a copy: the screen's memory may be reused after)."""
+        frame = self.picture.frame(screen, info)
+        frame.pts = self.frames
+        return frame
+
+    def encode(self, frame: av.VideoFrame) -> None:
+        if self._container is None:
+            self._container, self._stream = self._open()
+        for packet in self._stream.encode(frame):
+            self._container.mux(packet)
+        self.frames += 1
+
+    def finish(self) -> None:
+        container, self._container = self._container, None
+        if container is None:
+            return
+        try:
+            for packet in self._stream.encode(None):  # the frames x264 still holds
+                container.mux(packet)
+        finally:
+            container.close()  # writes the index (and moves it to the front)
+
+    def _open(self) -> tuple[av.container.OutputContainer, av.VideoStream]:
+        fmt = self.format
+        container = av.open(
+            str(self.path), mode="w", format=fmt.container, options=fmt.container_options
+        )
+        try:
+            stream = container.add_stream(fmt.codec, rate=NTSC_RATE)
+            stream.width, stream.height = self.picture.width, self.picture.height
+            stream.pix_fmt = "yuv420p"
+            stream.time_base = 1 / NTSC_RATE
+            stream.options = dict(fmt.codec_options)
+            context = stream.codec_context
+            context.thread_count = ENCODER_THREADS
+            context.colorspace = context.color_primaries = context.color_trc = _BT601
+            context.color_range = _LIMITED_RANGE
+        except BaseException:
+            container.close()
+            raise
+        return container, stream
+
+
+# Messages between VideoWriter and its encoder process (Connection.send_bytes).
+_FRAME = struct.Struct("<I")  # a frame in this slot; a pickled FrameInfo may follow
+_STOP = b"stop"  # writer -> encoder: no more frames
+_READY = b"r"  # encoder -> writer: started, shared memory mapped
+_TAKEN = b"t"  # encoder -> writer: the oldest slot is free again
+_ERROR = b"e"  # encoder -> writer: + the pickled exception; later frames are dropped
+_CLOSED = b"c"  # encoder -> writer: + frames in the file (uint32); the file is complete
+
+
+def _pickled_error(error: BaseException) -> bytes:
+    try:
+        return pickle.dumps(error)
+    except Exception:  # an exception that does not pickle still reaches the user
+        return pickle.dumps(RuntimeError(f"{type(error).__name__}: {error}"))
+
+
+def _encoder_process(path: str, scale: int, overlay: bool, memory: str, slots: int, conn) -> None:
+    """The encoder process: frames arrive in shared memory, in slot order. It encodes every
+    frame it is sent, even once the writer has stopped listening (a writer dropped without
+    close() only sends the stop)."""
+    shared = shared_memory.SharedMemory(name=memory, track=False)
+    screens = np.ndarray((slots, SCREEN_HEIGHT, SCREEN_WIDTH, 3), np.uint8, buffer=shared.buf)
+    encoder = Encoder(Path(path), scale, overlay)
+    failed = False
+    _send_quietly(conn, _READY)  # the memory is mapped: it may be unlinked from now on
+    try:
+        while True:
+            try:
+                message = conn.recv_bytes()
+            except (EOFError, OSError):
+                break  # the writer's process ended without closing: finish the file
+            if message == _STOP:
+                break
+            slot = _FRAME.unpack_from(message)[0]
+            info = pickle.loads(message[_FRAME.size :]) if len(message) > _FRAME.size else None
+            frame = None
+            if not failed:
+                try:
+                    frame = encoder.prepare(screens[slot], info)
+                except Exception as error:
+                    failed = True
+                    _send_quietly(conn, _ERROR + _pickled_error(error))
+            _send_quietly(conn, _TAKEN)
+            if frame is not None:
+                try:
+                    encoder.encode(frame)
+                except Exception as error:
+                    failed = True
+                    _send_quietly(conn, _ERROR + _pickled_error(error))
+    finally:
+        try:
+            encoder.finish()
+        except Exception as error:
+            encoder.frames = 0  # the file could not be finished: it holds none that play
+            if not failed:
+                _send_quietly(conn, _ERROR + _pickled_error(error))
+        _send_quietly(conn, _CLOSED + struct.pack("<I", encoder.frames))
+        del screens
+        shared.close()
+
+
+def encoder_main() -> None:
+    """Entry point of the encoder process (VideoWriter starts it; see _start_encoder)."""
+    fd, path, scale, overlay, memory, slots = sys.argv[1:7]
+    conn = Connection(int(fd))
+    try:
+        _encoder_process(path, int(scale), overlay == "1", memory, int(slots), conn)
+    except Exception as error:  # before any frame: the writer reports it as the encoder gone
+        print(f"nesbot video encoder: {error}", file=sys.stderr)
+        sys.exit(1)
+
+
+def _start_encoder(path: Path, scale: int, overlay: bool, memory: str, slots: int):
+    """Start the encoder process; returns it and the writer's end of its connection.
+
+    A plain `python -c` process rather than multiprocessing's spawn, which would import the
+    user's main module again (a script without a __main__ guard would run twice). It gets
+    its own process group, so that Ctrl-C at the terminal reaches only the writer's process,
+    which then closes the file properly; the encoder ends when the writer says so or goes.
+    """
+    ours, theirs = socket.socketpair()
+    package_root = str(Path(__file__).resolve().parent.parent)
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [package_root, env.get("PYTHONPATH")]))
+    command = [sys.executable, "-c", "from nesbot.video import encoder_main; encoder_main()"]
+    args = [theirs.fileno(), path, scale, "1" if overlay else "0", memory, slots]
+    process = subprocess.Popen(
+        [*command, *map(str, args)],
+        pass_fds=(theirs.fileno(),),
+        stdin=subprocess.DEVNULL,
+        env=env,
+        process_group=0,
+    )
+    theirs.close()
+    conn = Connection(os.dup(ours.fileno()))
+    ours.close()
+    return process, conn
+
+
+def _send_quietly(conn, message: bytes) -> None:
+    with contextlib.suppress(OSError):  # the writer is gone; the file is what matters
+        conn.send_bytes(message)
 
 
 class VideoWriter:
-    """An emulator observer that encodes every frame it sees (see the module docstring)."""
+    """An emulator observer that encodes every frame it sees (see the module docstring).
 
-    def __init__(self, path: str | os.PathLike[str], scale: int = 2, fps: float = NTSC_FPS) -> None:
+    `info`, if given, is called for each observed frame and its FrameInfo drawn by the
+    overlay (only with `overlay`).
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        scale: int = DEFAULT_SCALE,
+        overlay: bool = False,
+        info: Callable[[], FrameInfo | None] | None = None,
+    ) -> None:
         self.path = Path(path)
-        codec = CODECS.get(self.path.suffix.lower())
-        if codec is None:
-            supported = " or ".join(CODECS)
-            raise NesbotError(f"cannot write video {self.path}: the name must end in {supported}")
-        self.scale = _check_scale(scale)
-        if not isinstance(fps, int | float) or not math.isfinite(fps) or fps <= 0:
-            raise NesbotError(f"the video frame rate must be a positive number, not {fps}")
-        self.fps = float(fps)
-        self.codec = codec
-        _check_output_path(self.path, "video")
-        self.width = SCREEN_WIDTH * self.scale
-        self.height = SCREEN_HEIGHT * self.scale
-        self._writer = cv2.VideoWriter(
-            str(self.path), cv2.VideoWriter_fourcc(*codec), self.fps, (self.width, self.height)
-        )
-        if not self._writer.isOpened():
-            self._writer.release()
-            raise NesbotError(f"cannot open video {self.path} for writing (codec {codec})")
-        self.frames_written = 0  # frames encoded so far; final once close() has returned
+        self.format = video_format(self.path)
+        self.scale = check_scale(scale)
+        check_video_path(self.path)
+        try:
+            av.Codec(self.format.codec, "w")
+        except (av.codec.codec.UnknownCodecError, ValueError):
+            raise NesbotError(
+                f"cannot write video {self.path}: this PyAV has no {self.format.codec} encoder"
+            ) from None
+        renderer = Renderer(self.scale, panel=overlay)
+        self.width, self.height = renderer.width, renderer.height
+        self._info = info if overlay else None
+        self.frames_written = 0  # frames in the file; final once close() has returned
+        self._slots = queue_frames(self.scale)
+        self._sent = 0  # frames sent to the encoder
+        self._taken = 0  # of those, how many it has copied out of shared memory
         self._closed = False
+        self._finished = False  # the encoder said the file is complete
+        self._ready = False  # the encoder has started
         self._error: BaseException | None = None
         self._error_reported = False
-        self._queue: queue.Queue[np.ndarray | None] = queue.Queue(maxsize=queue_frames(self.scale))
-        self._owner = threading.current_thread()
-        # Not a daemon: a daemon thread is killed at interpreter exit mid-file, leaving an
-        # unplayable .mp4; this one finishes the file when its owner is gone instead.
-        self._thread = threading.Thread(
-            target=self._encode_loop, name=f"video {self.path.name}", daemon=False
+        self._memory = shared_memory.SharedMemory(create=True, size=self._slots * _SCREEN_BYTES)
+        self._screens = np.ndarray(
+            (self._slots, SCREEN_HEIGHT, SCREEN_WIDTH, 3), np.uint8, buffer=self._memory.buf
         )
-        self._thread.start()
+        self._process, self._conn = _start_encoder(
+            self.path, self.scale, overlay, self._memory.name, self._slots
+        )
+        # Should the writer be dropped or the program end without close(), finish the file
+        # anyway: the encoder would otherwise wait for frames forever.
+        self._finalizer = weakref.finalize(
+            self, _finish_abandoned, self._conn, self._process, self._memory
+        )
 
     def __call__(self, pad: int, emu: "Emulator") -> None:
         """Observer entry point: record the screen the step just drew."""
-        self.write(emu.screen)
+        self.write(emu.screen, self._info() if self._info is not None else None)
 
-    def write(self, rgb_frame: np.ndarray) -> None:
-        """Queue one 240x256x3 RGB frame; it is copied, so a live view is fine."""
+    def write(self, screen: np.ndarray, info: FrameInfo | None = None) -> None:
+        """Send one 240x256x3 RGB screen (copied, so a live view is fine) and what the
+        overlay draws on it to the encoder. Blocks while queue_frames() frames wait."""
         if self._closed:
             raise ValueError(f"the video {self.path} is already closed")
-        if not self._thread.is_alive():  # its creator thread ended; queued frames would block
-            raise ValueError(f"the video {self.path} was finished when its creator thread ended")
+        _check_screen(screen)
+        # The first frame waits for the encoder to have started (it has, after a boot): until
+        # it has mapped the shared memory, the memory must outlive this process.
+        while not self._ready and self._receive(wait=True):
+            pass
+        self._receive(wait=self._sent - self._taken >= self._slots)
         self._raise_encoder_error()
-        _check_frame(rgb_frame)
-        # cvtColor makes the copy the live screen needs and the BGR order OpenCV wants.
-        self._queue.put(cv2.cvtColor(rgb_frame, cv2.COLOR_RGB2BGR))
+        slot = self._sent % self._slots
+        np.copyto(self._screens[slot], screen)
+        message = _FRAME.pack(slot)
+        if info is not None:
+            message += pickle.dumps(info, pickle.HIGHEST_PROTOCOL)
+        try:
+            self._conn.send_bytes(message)
+        except OSError:
+            raise self._encoder_gone() from None
+        self._sent += 1
 
     def close(self) -> None:
-        """Finish the file (idempotent). Raises an error the encoder thread met, unless
-        write() already has; write() raises it every time, since nothing more is encoded."""
+        """Finish the file (idempotent). Raises an error the encoder met, unless write()
+        already has; write() raises it every time, since nothing more is encoded."""
         if not self._closed:
             self._closed = True
-            stop_sent = False
             interrupted: KeyboardInterrupt | None = None
-            # A second Ctrl-C must not abandon the drain: the file is only playable after
-            # the encoder thread's release(), which comes within queue_frames() encodes.
-            while self._thread.is_alive():
+            with contextlib.suppress(OSError):  # the encoder is gone: its file is what there is
+                self._conn.send_bytes(_STOP)
+            # A second Ctrl-C must not abandon the wait: the file is only playable once the
+            # encoder has written its index, which comes within queue_frames() encodes.
+            while True:
                 try:
-                    if not stop_sent:
-                        self._queue.put(_STOP)  # may wait for room in a full queue
-                        stop_sent = True
-                    self._thread.join()
+                    self._wait_finished()
+                    break
                 except KeyboardInterrupt as error:
                     interrupted = error
+            self._finalizer.detach()
+            self._release()
             if interrupted is not None:
                 raise interrupted
         self._raise_encoder_error(again=False)
@@ -181,79 +521,159 @@ class VideoWriter:
     ) -> None:
         self.close()
 
+    def _wait_finished(self) -> None:
+        while not self._finished and self._receive(wait=True):
+            pass
+        self._process.wait()
+
+    def _receive(self, wait: bool) -> bool:
+        """Handle the encoder's messages: all that wait, and at least one if `wait`. False
+        when the encoder has gone."""
+        while wait or self._conn.poll():
+            try:
+                message = self._conn.recv_bytes()
+            except (EOFError, OSError):
+                if not self._finished and self._error is None and not self._closed:
+                    self._error = self._encoder_gone()
+                self._finished = True
+                return False
+            wait = False
+            if message == _TAKEN:
+                self._taken += 1
+            elif message == _READY:
+                self._ready = True
+            elif message.startswith(_ERROR):
+                if self._error is None:
+                    self._error = pickle.loads(message[len(_ERROR) :])
+            elif message.startswith(_CLOSED):
+                self.frames_written = struct.unpack("<I", message[len(_CLOSED) :])[0]
+                self._finished = True
+        return True
+
+    def _encoder_gone(self) -> NesbotError:
+        return NesbotError(
+            f"the video encoder for {self.path} stopped (exit status {self._process.poll()})"
+        )
+
+    def _release(self) -> None:
+        self._conn.close()
+        del self._screens
+        self._memory.close()
+        self._memory.unlink()
+
     def _raise_encoder_error(self, again: bool = True) -> None:
         if self._error is not None and (again or not self._error_reported):
             self._error_reported = True
             raise self._error
 
-    def _encode_loop(self) -> None:
-        try:
-            while True:
-                try:
-                    frame = self._queue.get(timeout=_OWNER_POLL_SECONDS)
-                except queue.Empty:
-                    if self._owner.is_alive():
-                        continue
-                    break  # the creator ended without close(): finish the file ourselves
-                if frame is _STOP:
-                    break
-                if self._error is not None:
-                    continue  # keep draining so close() never blocks on a full queue
-                try:
-                    self._writer.write(_upscale(frame, self.scale))
-                    self.frames_written += 1
-                except Exception as error:
-                    self._error = error
-        finally:
-            self._writer.release()
+
+def _finish_abandoned(conn, process, memory) -> None:
+    """A writer dropped without close(): let its encoder finish the file, then clean up."""
+    with contextlib.suppress(OSError):
+        conn.send_bytes(_STOP)
+        conn.close()
+    process.wait()
+    memory.close()
+    memory.unlink()
+
+
+@dataclass(frozen=True)
+class VideoFacts:
+    """What a player sees of a video file (probe_video decodes every frame to count them)."""
+
+    container: str
+    codec: str
+    profile: str | None
+    pix_fmt: str
+    width: int
+    height: int
+    frames: int
+    average_rate: Fraction
+    time_base: Fraction
+    duration: float  # seconds, from the last frame's timestamp plus one frame
+    colorspace: int
+
+
+def _open_input(path: Path) -> av.container.InputContainer:
+    if not path.is_file():
+        raise NesbotError(f"cannot read video {path}: no such file")
+    try:
+        container = av.open(str(path))
+    except av.FFmpegError as error:
+        raise NesbotError(f"cannot read video {path}: {error}") from None
+    if not container.streams.video:
+        container.close()
+        raise NesbotError(f"cannot read video {path}: it has no video stream")
+    return container
+
+
+def probe_video(path: str | os.PathLike[str]) -> VideoFacts:
+    """Decode a whole video and say what it is."""
+    with _open_input(Path(path)) as container:
+        stream = container.streams.video[0]
+        frames, last_pts = 0, None
+        for frame in container.decode(stream):
+            frames += 1
+            last_pts = frame.pts
+        context = stream.codec_context
+        # PyAV's own rational type: Fractions compare and print plainly.
+        average = stream.average_rate
+        rate = Fraction(average.numerator, average.denominator) if average else Fraction(0)
+        time_base = Fraction(stream.time_base.numerator, stream.time_base.denominator)
+        duration = 0.0
+        if last_pts is not None and rate:
+            duration = float(last_pts * time_base + 1 / rate)
+        return VideoFacts(
+            container=container.format.name,
+            codec=context.name,
+            profile=context.profile,
+            pix_fmt=context.pix_fmt,
+            width=context.width,
+            height=context.height,
+            frames=frames,
+            average_rate=rate,
+            time_base=time_base,
+            duration=duration,
+            colorspace=context.colorspace,
+        )
 
 
 def read_video_frames(path: str | os.PathLike[str]) -> int:
     """Count the frames by decoding them all (the container's frame count can be wrong)."""
-    capture = _open_capture(Path(path))
-    try:
-        count = 0
-        while capture.grab():
-            count += 1
-        return count
-    finally:
-        capture.release()
+    return probe_video(path).frames
 
 
-def read_first_frame(path: str | os.PathLike[str]) -> np.ndarray:
-    """The first frame of a video as an RGB array at the video's size."""
-    capture = _open_capture(Path(path))
-    try:
-        ok, bgr = capture.read()
-    finally:
-        capture.release()
-    if not ok:
-        raise NesbotError(f"cannot read video {path}: it has no frames")
-    return cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB)
+def read_frames(path: str | os.PathLike[str], wanted: Iterable[int]) -> dict[int, np.ndarray]:
+    """Decode a video and keep the frames whose indexes (0 = first) are wanted, as RGB."""
+    wanted = set(wanted)
+    found: dict[int, np.ndarray] = {}
+    if not wanted:
+        return found
+    with _open_input(Path(path)) as container:
+        for index, frame in enumerate(container.decode(video=0)):
+            if index in wanted:
+                found[index] = frame.to_ndarray(format="rgb24")
+                if len(found) == len(wanted):
+                    break
+    return found
 
 
-def _open_capture(path: Path) -> cv2.VideoCapture:
-    if not path.is_file():
-        raise NesbotError(f"cannot read video {path}: no such file")
-    capture = cv2.VideoCapture(str(path))
-    if not capture.isOpened():
-        capture.release()
-        raise NesbotError(f"cannot read video {path}: OpenCV cannot open it")
-    return capture
-
-
-def save_still(rgb_frame: np.ndarray, path_png: str | os.PathLike[str], scale: int = 2) -> None:
-    """Write one 240x256x3 RGB frame as a PNG, upscaled like the video."""
+def save_png(picture: np.ndarray, path_png: str | os.PathLike[str]) -> None:
+    """Write an RGB picture as a PNG (lossless: the --still of a game)."""
     path = Path(path_png)
-    if path.suffix.lower() != ".png":
-        raise NesbotError(f"cannot write still {path}: the name must end in .png")
-    scale = _check_scale(scale)
-    _check_output_path(path, "still")
-    _check_frame(rgb_frame)
-    bgr = _upscale(cv2.cvtColor(rgb_frame, cv2.COLOR_RGB2BGR), scale)
+    check_png_path(path)
+    if not isinstance(picture, np.ndarray) or picture.ndim != 3 or picture.shape[2] != 3:
+        raise ValueError("a picture must be a height x width x 3 RGB array")
     try:
-        written = cv2.imwrite(str(path), bgr)
+        written = cv2.imwrite(str(path), cv2.cvtColor(picture, cv2.COLOR_RGB2BGR))
     except cv2.error:
         written = False
     if not written:
         raise NesbotError(f"cannot write still {path}")
+
+
+def check_png_path(path: Path) -> None:
+    """NesbotError unless a PNG can be written at path (checked before a game, not after)."""
+    if path.suffix.lower() != ".png":
+        raise NesbotError(f"cannot write still {path}: the name must end in .png")
+    _check_output_path(path, "still")

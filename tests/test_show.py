@@ -1,0 +1,255 @@
+"""--show: a real window under a virtual X display (Xvfb), looked at and closed the way a
+window manager closes it (WM_DELETE_WINDOW); without a display, one line and exit 2.
+
+The GUI runs only in subprocesses: Qt, once connected to a display, would take the test
+process down with it when the Xvfb goes away.
+"""
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from nesbot.fm2 import read_fm2
+from nesbot.video import probe_video
+
+BANNER_BAR_RGB = (60, 188, 252)  # the getting-ready progress bar (nesbot.overlay)
+
+
+@pytest.fixture(scope="module")
+def display() -> Iterator[str]:
+    """A running Xvfb; its DISPLAY name."""
+    xvfb = shutil.which("Xvfb")
+    if xvfb is None:
+        pytest.skip("Xvfb is not installed (apt-get install xvfb); .ci/run installs it")
+    # -displayfd: Xvfb picks a free display itself and says which, so that test runs side
+    # by side (or a desktop's own display) never collide.
+    read_end, write_end = os.pipe()
+    server = subprocess.Popen(
+        [xvfb, "-displayfd", str(write_end), "-screen", "0", "1600x1000x24", "-nolisten", "tcp"],
+        pass_fds=(write_end,),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    os.close(write_end)
+    try:
+        with os.fdopen(read_end) as said:
+            number = said.readline().strip()
+        assert number.isdigit() and server.poll() is None, "Xvfb did not start"
+        yield f":{number}"
+    finally:
+        server.terminate()
+        server.wait(10)
+
+
+def nesbot(*args: str, display_name: str | None) -> subprocess.Popen:
+    env = {k: v for k, v in os.environ.items() if k != "DISPLAY"}
+    if display_name is not None:
+        env["DISPLAY"] = display_name
+    return subprocess.Popen(
+        [sys.executable, "-m", "nesbot", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        # As from a terminal: SIGINT is not inherited as ignored (see test_cli).
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+
+
+class X:
+    """A client of the test display: finds nesbot's window, photographs it, closes it."""
+
+    def __init__(self, name: str) -> None:
+        from Xlib import display
+
+        self.display = display.Display(name)
+
+    def window(self, timeout: float = 60.0):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            found = self._find(self.display.screen().root)
+            if found is not None:
+                return found
+            time.sleep(0.1)
+        raise AssertionError("no nesbot window appeared")
+
+    def _find(self, window):
+        for child in window.query_tree().children:
+            try:
+                name = child.get_wm_name()
+                mapped = child.get_attributes().map_state
+            except Exception:  # the window went away while we looked
+                continue
+            if name == "nesbot" and mapped:
+                return child
+            found = self._find(child)
+            if found is not None:
+                return found
+        return None
+
+    def picture(self, window) -> np.ndarray:
+        """The window's pixels, RGB."""
+        from Xlib import X as Xconst
+
+        geometry = window.get_geometry()
+        image = window.get_image(0, 0, geometry.width, geometry.height, Xconst.ZPixmap, 0xFFFFFFFF)
+        bgrx = np.frombuffer(image.data, np.uint8).reshape(geometry.height, geometry.width, 4)
+        return bgrx[:, :, 2::-1]
+
+    def close(self, window) -> None:
+        """What a window manager's close button does: ask the client to delete it."""
+        from Xlib import X as Xconst
+        from Xlib.protocol import event
+
+        protocols = self.display.intern_atom("WM_PROTOCOLS")
+        delete = self.display.intern_atom("WM_DELETE_WINDOW")
+        message = event.ClientMessage(
+            window=window,
+            client_type=protocols,
+            data=(32, [delete, Xconst.CurrentTime, 0, 0, 0]),
+        )
+        window.send_event(message)
+        self.display.flush()
+
+    def gone(self, timeout: float = 20.0) -> bool:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self._find(self.display.screen().root) is None:
+                return True
+            time.sleep(0.1)
+        return False
+
+
+def menu_log(path: Path, frames: int) -> Path:
+    path.write_text("version 3\n" + "|0|........|||\n" * frames)
+    return path
+
+
+def one_line_error(process: subprocess.Popen, *words: str) -> None:
+    _, stderr = process.communicate(timeout=120)
+    lines = [line for line in stderr.splitlines() if not line.startswith("using ROM")]
+    assert process.returncode == 2 and len(lines) == 1, stderr
+    for word in words:
+        assert word in lines[0]
+
+
+def test_without_a_display_show_says_so_in_one_line(tmp_path: Path, rom_path) -> None:
+    log = menu_log(tmp_path / "menus.fm2", 10)
+    one_line_error(
+        nesbot("replay", str(log), "--rom", str(rom_path), "--show", display_name=None),
+        "--show needs a display",
+    )
+    one_line_error(
+        nesbot("play", "--rom", str(rom_path), "--show", display_name=":989"),
+        "--show cannot open the display",
+    )
+
+
+def test_replay_shows_every_frame_and_closes_at_the_end(
+    tmp_path: Path, rom_path, display: str
+) -> None:
+    log = menu_log(tmp_path / "menus.fm2", 300)
+    x = X(display)
+    started = time.monotonic()
+    process = nesbot(
+        "replay",
+        str(log),
+        "--rom",
+        str(rom_path),
+        "--show",
+        "--realtime",
+        "--json",
+        display_name=display,
+    )
+    window = x.window()
+    shown = x.picture(window)
+    assert shown.shape == (720, 768, 3)  # scale 3, no panel
+    stdout, stderr = process.communicate(timeout=120)
+    seconds = time.monotonic() - started
+    assert process.returncode == 0, stderr
+    assert json.loads(stdout)["frames"] == 300
+    assert seconds >= 300 / 60.0988  # paced at the NES's rate
+    assert x.gone()
+
+
+def test_closing_the_window_ends_a_replay_as_ctrl_c_does(
+    tmp_path: Path, rom_path, display: str
+) -> None:
+    log = menu_log(tmp_path / "long.fm2", 30_000)
+    video = tmp_path / "replay.mp4"
+    x = X(display)
+    process = nesbot(
+        "replay",
+        str(log),
+        "--rom",
+        str(rom_path),
+        "--show",
+        "--video",
+        str(video),
+        "--overlay",
+        display_name=display,
+    )
+    window = x.window()
+    time.sleep(1.0)  # some frames into the video
+    x.close(window)
+    _, stderr = process.communicate(timeout=120)
+    assert process.returncode == 130, stderr
+    assert "Traceback" not in stderr and "nesbot: the window was closed" in stderr
+    facts = probe_video(video)
+    assert facts.codec == "h264" and 0 < facts.frames < 30_000
+    assert facts.width == 1152  # with the panel
+
+
+def test_play_shows_getting_ready_then_closing_keeps_log_and_video(
+    tmp_path: Path, rom_path, display: str
+) -> None:
+    video, log = tmp_path / "game.mp4", tmp_path / "game.fm2"
+    x = X(display)
+    process = nesbot(
+        "play",
+        "--rom",
+        str(rom_path),
+        "--show",
+        "--overlay",
+        "--video",
+        str(video),
+        "--log",
+        str(log),
+        "--seed",
+        "3",
+        display_name=display,
+    )
+    window = x.window()
+    # While the menus wait, the window says so with a progress bar under the menu screens.
+    time.sleep(2.0)
+    picture = x.picture(window)
+    assert picture.shape == (720, 1152, 3)
+    bar = (np.abs(picture[-34 * 3 :].astype(int) - BANNER_BAR_RGB) < 8).all(axis=2)
+    assert bar.any(), "no getting-ready progress bar"
+    # The video starts with the game's first frame; close the window a little after.
+    deadline = time.monotonic() + 240
+    while not video.exists():
+        assert process.poll() is None, process.communicate()[1]
+        assert time.monotonic() < deadline, "the game never started"
+        time.sleep(0.2)
+    time.sleep(1.5)
+    x.close(window)
+    _, stderr = process.communicate(timeout=120)
+    assert process.returncode == 130, stderr
+    assert "Traceback" not in stderr
+    assert "nesbot: the window was closed" in stderr
+    assert f"video {video}" in stderr and f"log {log}" in stderr  # named at the end
+    frames = read_fm2(log).frames
+    facts = probe_video(video)
+    assert facts.codec == "h264" and facts.frames > 30
+    assert len(frames) > 24_000 + facts.frames - 5  # the log goes on from power-on
+    assert x.gone()
