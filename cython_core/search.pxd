@@ -132,3 +132,4 @@ cdef class Planner:
     # piece can lock somewhere: vetoed and dead-end pairs rank last but still count.
     cdef int choose(self, const GameC* g, Verdict* verdict) noexcept nogil
     cdef int chosen_pads(self, int best, uint8_t* out) noexcept nogil
+    cdef object _result(self, int best, const Verdict* verdict)

@@ -656,24 +656,22 @@ cdef class Planner:
         --reaction mode, before the bot may use the next piece)."""
         cdef int best
         cdef Verdict verdict
-        cdef Placement* p
         with nogil:
             best = self.choose_blind(&game.g, &verdict)
-        if best < 0:
-            return None
-        p = &self.first.placements[best]
-        pads = bytearray(p.frames if self.path_length < 0 else self.path_length)
-        self.chosen_pads(best, <uint8_t*><char*>pads)
-        return bytes(pads), p.x, p.y, p.orientation, verdict.value
+        return self._result(best, &verdict)
 
     def plan(self, Game game not None):
         """Choose the current piece's placement. Returns (pads, x, y, orientation, value) or
         None when the piece has no placement at all."""
         cdef int best
         cdef Verdict verdict
-        cdef Placement* p
         with nogil:
             best = self.choose(&game.g, &verdict)
+        return self._result(best, &verdict)
+
+    cdef object _result(self, int best, const Verdict* verdict):
+        """What plan() and plan_blind() return for choose()'s `best`."""
+        cdef Placement* p
         if best < 0:
             return None
         p = &self.first.placements[best]
