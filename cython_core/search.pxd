@@ -119,6 +119,7 @@ cdef class Planner:
     cdef int path_length             # -1: no plain path, use the first search's path
     cdef Piece next_lock             # where the chosen pair locks the next piece
     cdef bint has_next_lock          # False when the chosen placement had no next placement
+    cdef void _search_first(self, const GameC* g) noexcept nogil
     cdef void _keep(self, const Candidate* c, int room) noexcept nogil
     cdef double _expected_best(self, const Candidate* c, int before_type) noexcept nogil
     cdef void _look_ahead(self, int before_type) noexcept nogil

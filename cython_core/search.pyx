@@ -503,6 +503,13 @@ cdef class Planner:
             expected += self.odds[before_type][t] * best
         return expected
 
+    cdef void _search_first(self, const GameC* g) noexcept nogil:
+        """Search the active piece's placements; no candidates yet."""
+        self.candidate_count = 0
+        self.first.search(&g.board, &g.piece, g.held, g.level)
+        self.nodes_searched = self.first.count
+        self.truncated_last = self.first.truncated
+
     cdef int choose(self, const GameC* g, Verdict* verdict) noexcept nogil:
         cdef Placement* p1
         cdef Placement* p2
@@ -520,10 +527,7 @@ cdef class Planner:
         spawn.das = g.piece.das
         spawn.hold_down_points = 0
         spawn_piece(&spawn, g.next_piece)
-        self.candidate_count = 0
-        self.first.search(&g.board, &g.piece, g.held, g.level)
-        self.nodes_searched = self.first.count
-        self.truncated_last = self.first.truncated
+        self._search_first(g)
         for a in range(self.first.placement_count):
             p1 = &self.first.placements[a]
             board1 = g.board
@@ -587,10 +591,7 @@ cdef class Planner:
         cdef Candidate c
         cdef uint8_t lines1[2]
         cdef int a, best
-        self.candidate_count = 0
-        self.first.search(&g.board, &g.piece, g.held, g.level)
-        self.nodes_searched = self.first.count
-        self.truncated_last = self.first.truncated
+        self._search_first(g)
         for a in range(self.first.placement_count):
             p1 = &self.first.placements[a]
             c.board = g.board
