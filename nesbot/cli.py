@@ -333,7 +333,7 @@ def run_train(args: argparse.Namespace) -> int:
 
     checkpoint = Path(args.checkpoint) if args.checkpoint else None
     state = train(config, args.iterations, checkpoint, args.resume, run)
-    weights = trained_weights(state, config, " ".join(["nesbot", *sys.argv[1:]]))
+    weights = trained_weights(state, config, " ".join(["nesbot", *sys.argv[1:]]), run)
     save_weights(weights, args.out)
     print(
         f"fitness {weights.provenance['fitness']:,.0f} after {state.iteration} iterations; "
@@ -517,7 +517,7 @@ def build_parser() -> argparse.ArgumentParser:
     coach = command(
         "train",
         run_train,
-        "improve the 17 feature weights by particle swarm optimization on simulated games",
+        "improve the evaluation weights (17 + NES features) by PSO or CMA-ES on simulated games",
     )
     coach.add_argument("--out", required=True, metavar="FILE.json", help="trained weights")
     coach.add_argument("--iterations", type=_positive, default=20, help="in total (20)")
@@ -543,7 +543,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--spread",
         type=float,
         default=0.5,
-        help="the initial swarm: start weights + normal(0, spread) (0.5)",
+        help="PSO's initial swarm: start weights + normal(0, spread); CMA-ES's step, times "
+        "max(|weight|, 1) (0.5)",
     )
     coach.add_argument(
         "--max-velocity",

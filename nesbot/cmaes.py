@@ -1,8 +1,11 @@
 """CMA-ES (the `cma` package) over evaluation weights, as an alternative to PSO.
 
-The strategy maximizes fitness (cma minimizes, so it is told the negated fitness). Its
-whole state, the numpy generator `cma` samples from included, goes into the training
-checkpoint, so a resumed run continues exactly as an uninterrupted one.
+The strategy maximizes fitness (cma minimizes, so it is told the negated fitness). Each
+weight's step is `sigma` times its own scale, max(|start weight|, 1): the weights differ in
+size by two orders of magnitude, and one absolute step would barely move the large ones or
+flip the sign of the small ones. Its whole state, the numpy generator `cma` samples from
+included, goes into the training checkpoint, so a resumed run continues exactly as an
+uninterrupted one.
 """
 
 import base64
@@ -48,11 +51,22 @@ class CmaState:
             }
         )
 
+    def mean(self) -> list[float]:
+        """The search distribution's mean: the strategy's estimate of the best weights,
+        less lucky than the single best candidate (whose fitness is the best of many noisy
+        draws)."""
+        return [float(v) for v in self.strategy.result.xfavorite]
+
 
 def new_cma(start: list[float], sigma: float, population: int, seed: int) -> CmaState:
     import cma
 
-    options = {"popsize": population, "seed": seed + 1, "verbose": -9}  # cma seeds 0 at random
+    options = {
+        "popsize": population,
+        "seed": seed + 1,  # cma seeds 0 at random
+        "verbose": -9,
+        "CMA_stds": [max(abs(w), 1.0) for w in start],
+    }
     return CmaState(cma.CMAEvolutionStrategy(list(start), sigma, options), best=list(start))
 
 

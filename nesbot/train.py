@@ -38,7 +38,7 @@ OPTIMIZERS = ("pso", "cmaes")
 INERTIA = 0.729844
 COGNITIVE = 1.496180
 SOCIAL = 1.496180
-CHECKPOINT_VERSION = 2
+CHECKPOINT_VERSION = 3
 
 
 @dataclass(frozen=True)
@@ -325,9 +325,16 @@ def train(
     return state
 
 
-def trained_weights(state: "Swarm | CmaState", config: TrainConfig, command: str) -> Weights:
+def trained_weights(
+    state: "Swarm | CmaState",
+    config: TrainConfig,
+    command: str,
+    run: Callable[[list[GameSpec]], list[dict]] | None = None,
+) -> Weights:
+    """The weights a run ends with. PSO: the global best. CMA-ES: the distribution's mean,
+    measured on the games of the iteration after the last (training never played them)."""
     cma = isinstance(state, CmaState)
-    provenance = {
+    provenance: dict[str, Any] = {
         "source": f"nesbot train ({'CMA-ES' if cma else 'PSO'})",
         "command": command,
         "seed": config.seed,
@@ -336,13 +343,29 @@ def trained_weights(state: "Swarm | CmaState", config: TrainConfig, command: str
         "particles": config.particles,
         "level": config.level,
         "planner": asdict(config.settings),
-        "fitness": state.best_fitness if cma else state.global_fitness,
-        "fitness_definition": "mean pre-29 points over the games of the iteration it was "
-        "found in (each iteration plays new games)",
     }
     if cma:
-        provenance["fitness_se"] = state.best_se
+        chosen = state.mean()
+        fitness, se = evaluate_swarm(
+            config, np.array([chosen]), run or (lambda specs: run_games(specs, 1)), state.iteration
+        )
+        first = state.iteration * config.games
+        provenance |= {
+            "chosen": "the CMA-ES distribution mean after the last iteration",
+            "fitness": float(fitness[0]),
+            "fitness_se": float(se[0]),
+            "fitness_definition": f"mean pre-29 points over training seed {config.seed}'s "
+            f"games {first}-{first + config.games - 1}, which no iteration played",
+            "best_candidate_fitness": state.best_fitness,
+            "best_candidate_fitness_se": state.best_se,
+            "history": state.history,
+        }
     else:
-        provenance["restarts"] = state.restarts
-    best = state.best if cma else list(state.global_best)
-    return Weights.from_vector(list(best), config.ceiling, provenance)
+        chosen = list(state.global_best)
+        provenance |= {
+            "fitness": state.global_fitness,
+            "fitness_definition": "mean pre-29 points over the games of the iteration it "
+            "was found in (each iteration plays new games)",
+            "restarts": state.restarts,
+        }
+    return Weights.from_vector(chosen, config.ceiling, provenance)

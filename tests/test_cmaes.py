@@ -26,6 +26,15 @@ SMALL = TrainConfig(
 )
 
 
+def test_cma_steps_are_relative_to_each_weights_size():
+    state = new_cma([10.0, 0.1, 0.0], 0.1, 400, seed=2)
+    spread = state.ask().std(axis=0)
+    assert spread[0] == pytest.approx(1.0, rel=0.2)  # 0.1 x 10
+    assert spread[1] == pytest.approx(0.1, rel=0.2)  # 0.1 x max(0.1, 1)
+    assert spread[2] == pytest.approx(0.1, rel=0.2)
+    assert state.mean() == pytest.approx([10.0, 0.1, 0.0])
+
+
 def test_cma_climbs_a_smooth_fitness():
     """On a plain quadratic the strategy's best candidate approaches the optimum."""
     target = np.linspace(-1, 1, 20)
@@ -80,3 +89,7 @@ def test_train_command_with_cmaes(tmp_path):
     assert weights.provenance["fitness_se"] > 0
     assert weights.provenance["planner"]["lookahead"] == 0
     assert len(weights.trainable_vector()) == len(TRAINABLE_NAMES)
+    # The shipped weights are the distribution's mean, measured on games 2-3 (iteration 1's).
+    assert "mean" in weights.provenance["chosen"]
+    assert "games 2-3" in weights.provenance["fitness_definition"]
+    assert len(weights.provenance["history"]) == 1

@@ -12,7 +12,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
@@ -73,14 +73,24 @@ class X:
 
         self.display = display.Display(name)
 
-    def window(self, timeout: float = 60.0):
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
+    def window(self, width: int, height: int, timeout: float = 60.0):
+        """nesbot's window once it is mapped and has its final size (Qt maps it small,
+        then resizes it to the picture)."""
+        found = None
+
+        def sized() -> bool:
+            nonlocal found
             found = self._find(self.display.screen().root)
-            if found is not None:
-                return found
-            time.sleep(0.1)
-        raise AssertionError("no nesbot window appeared")
+            if found is None:
+                return False
+            try:
+                geometry = found.get_geometry()
+            except Exception:  # the window went away while we looked
+                return False
+            return (geometry.width, geometry.height) == (width, height)
+
+        wait_for(sized, timeout, f"a {width}x{height} nesbot window")
+        return found
 
     def _find(self, window):
         for child in window.query_tree().children:
@@ -120,13 +130,22 @@ class X:
         window.send_event(message)
         self.display.flush()
 
-    def gone(self, timeout: float = 20.0) -> bool:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self._find(self.display.screen().root) is None:
-                return True
-            time.sleep(0.1)
-        return False
+    def gone(self, timeout: float = 20.0) -> None:
+        wait_for(lambda: self._find(self.display.screen().root) is None, timeout, "no window")
+
+
+def wait_for(condition: Callable[[], bool], timeout: float, what: str) -> None:
+    """Poll `condition` until it holds; fail saying `what` was awaited."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"waited {timeout:.0f} s for {what}"
+        time.sleep(0.05)
+
+
+def encoder_has_written(video: Path) -> bool:
+    """True once the encoder has written packets, not only the container's header: the
+    video then holds frames (x264 emits its first packets after a lookahead of dozens)."""
+    return video.exists() and video.stat().st_size > 4096
 
 
 def menu_log(path: Path, frames: int) -> Path:
@@ -170,15 +189,13 @@ def test_replay_shows_every_frame_and_closes_at_the_end(
         "--json",
         display_name=display,
     )
-    window = x.window()
-    shown = x.picture(window)
-    assert shown.shape == (720, 768, 3)  # scale 3, no panel
+    x.window(768, 720)  # scale 3, no panel: the picture whole
     stdout, stderr = process.communicate(timeout=120)
     seconds = time.monotonic() - started
     assert process.returncode == 0, stderr
     assert json.loads(stdout)["frames"] == 300
     assert seconds >= 300 / 60.0988  # paced at the NES's rate
-    assert x.gone()
+    x.gone()
 
 
 def test_closing_the_window_ends_a_replay_as_ctrl_c_does(
@@ -198,8 +215,8 @@ def test_closing_the_window_ends_a_replay_as_ctrl_c_does(
         "--overlay",
         display_name=display,
     )
-    window = x.window()
-    time.sleep(1.0)  # some frames into the video
+    window = x.window(1152, 720)  # with the panel
+    wait_for(lambda: encoder_has_written(video), 120, "frames in the video")
     x.close(window)
     _, stderr = process.communicate(timeout=120)
     assert process.returncode == 130, stderr
@@ -228,20 +245,21 @@ def test_play_shows_getting_ready_then_closing_keeps_log_and_video(
         "3",
         display_name=display,
     )
-    window = x.window()
+    window = x.window(1152, 720)
+
+    def progress_bar() -> bool:
+        bottom = x.picture(window)[-34 * 3 :].astype(int)
+        return bool((np.abs(bottom - BANNER_BAR_RGB) < 8).all(axis=2).any())
+
     # While the menus wait, the window says so with a progress bar under the menu screens.
-    time.sleep(2.0)
-    picture = x.picture(window)
-    assert picture.shape == (720, 1152, 3)
-    bar = (np.abs(picture[-34 * 3 :].astype(int) - BANNER_BAR_RGB) < 8).all(axis=2)
-    assert bar.any(), "no getting-ready progress bar"
-    # The video starts with the game's first frame; close the window a little after.
-    deadline = time.monotonic() + 240
-    while not video.exists():
+    wait_for(progress_bar, 60, "the getting-ready progress bar")
+
+    # The video starts with the game's first frame; close the window once it holds some.
+    def game_recorded() -> bool:
         assert process.poll() is None, process.communicate()[1]
-        assert time.monotonic() < deadline, "the game never started"
-        time.sleep(0.2)
-    time.sleep(1.5)
+        return encoder_has_written(video)
+
+    wait_for(game_recorded, 240, "the game's frames in the video")
     x.close(window)
     _, stderr = process.communicate(timeout=120)
     assert process.returncode == 130, stderr
@@ -252,4 +270,4 @@ def test_play_shows_getting_ready_then_closing_keeps_log_and_video(
     facts = probe_video(video)
     assert facts.codec == "h264" and facts.frames > 30
     assert len(frames) > 24_000 + facts.frames - 5  # the log goes on from power-on
-    assert x.gone()
+    x.gone()
