@@ -61,3 +61,22 @@ cdef inline void clear_row(Board* b, int row) noexcept nogil:
         for r in range(row + BOARD_HIDDEN, BOARD_HIDDEN, -1):
             b.rows[r] = b.rows[r - 1]
     b.rows[BOARD_HIDDEN] = 0
+
+
+cdef inline bint has_tuck_spot(const Board* b) noexcept nogil:
+    """Some empty cell under a filled one (covered) has an empty cell beside it that is
+    open to the sky. Only there can a piece go where falling straight down does not take
+    it: a piece that enters covered cells by a shift moves in from such a neighbour, and
+    one that turns into them keeps a cell beside them (a piece is connected, and an open
+    cell never lies right above or below a covered one). Left out: turning wholly into a
+    pocket walled off at its sides."""
+    cdef unsigned int covered = 0, empty, open_, hidden
+    cdef int r
+    for r in range(BOARD_ROWS):
+        empty = ~b.rows[r] & FULL_ROW
+        open_ = empty & ~covered
+        hidden = empty & covered
+        if hidden & ((open_ << 1) | (open_ >> 1)):
+            return True
+        covered |= b.rows[r]
+    return False

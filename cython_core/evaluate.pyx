@@ -39,7 +39,15 @@ import time
 
 from libc.string cimport memset
 
-from nesbot._core.board cimport BOARD_HIDDEN, BOARD_ROWS, FIELD_ROWS, FULL_ROW, Board, fits
+from nesbot._core.board cimport (
+    BOARD_HIDDEN,
+    BOARD_ROWS,
+    FIELD_ROWS,
+    FULL_ROW,
+    Board,
+    fits,
+    has_tuck_spot,
+)
 from nesbot._core.pieces cimport NES_SPAWN_TABLE
 from nesbot._core.rules cimport SPAWN_X, SPAWN_Y
 
@@ -568,6 +576,14 @@ def touches_ceiling_py(rows) -> bool:
     cdef Board b
     _load_board(rows, &b)
     return touches_ceiling(&b)
+
+
+def has_tuck_spot_py(rows) -> bool:
+    """A covered empty cell beside one open to the sky (board.has_tuck_spot): where the
+    next piece's gamepad search can find what plain paths do not."""
+    cdef Board b
+    _load_board(rows, &b)
+    return has_tuck_spot(&b)
 
 
 def field_split_py(rows) -> bool:

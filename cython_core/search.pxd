@@ -104,9 +104,10 @@ cdef class Planner:
     cdef Searcher second
     cdef Searcher unknown            # placements of pieces not shown yet (plain paths)
     cdef Weights weights
-    cdef bint plain_second           # the next piece's placements come from plain paths
+    cdef bint plain_second           # the next piece's placements come from plain paths only
     cdef public int lookahead        # unknown pieces weighed after the known ones (0 or 1)
-    cdef public int width            # candidates (first placements) the lookahead re-judges
+    cdef public int width            # first placements the lookahead (and the next piece's
+                                     # search) re-judge
     cdef double odds[7][7]           # rules.transition_odds
     cdef Candidate candidates[MAX_WIDTH]   # the best first placements, best first
     cdef int candidate_count
@@ -121,6 +122,8 @@ cdef class Planner:
     cdef bint has_next_lock          # False when the chosen placement had no next placement
     cdef void _search_first(self, const GameC* g) noexcept nogil
     cdef void _keep(self, const Candidate* c, int room) noexcept nogil
+    cdef void _best_pair(self, const GameC* g, const Piece* spawn, int a, bint searched,
+                         Candidate* out) noexcept nogil
     cdef double _expected_best(self, const Candidate* c, int before_type) noexcept nogil
     cdef void _look_ahead(self, int before_type) noexcept nogil
     cdef int _commit(self, const GameC* g, Verdict* verdict) noexcept nogil

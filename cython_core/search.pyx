@@ -13,7 +13,7 @@ from libc.stdint cimport int8_t, int32_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memcpy, memset
 
-from nesbot._core.board cimport Board
+from nesbot._core.board cimport Board, has_tuck_spot
 from nesbot._core.buttons cimport BTN_A, BTN_B, BTN_DOWN, BTN_LEFT, BTN_RIGHT
 from nesbot._core.evaluate cimport (
     RANK_VETOED,
@@ -430,8 +430,10 @@ cdef class Planner:
 
     `weights`: anything nesbot._core.evaluate takes (nesbot.weights.Weights, an evaluator
     of nesbot.evaluators, or 17/18 floats). `second`: "plain" finds the next piece's
-    placements by plain paths (rotate and shift as early as allowed, then fall), "search"
-    by the gamepad search (tucks and spins too). The chosen placement is executed by its
+    placements by plain paths (rotate and shift as early as allowed, then fall); "search"
+    then judges the `width` best first placements again with the next piece's gamepad
+    search (tucks and spins too), where their board has a spot only those reach
+    (board.has_tuck_spot; a search costs as much as ten plain sets). The chosen placement is executed by its
     plain path with Down held at the end (soft-drop points) when that locks at the same
     place, else by the search's path. When every pair is vetoed by the calming rules the
     planner still moves: the least bad pair (fallback_last, counted in `fallbacks`).
@@ -510,18 +512,78 @@ cdef class Planner:
         self.nodes_searched = self.first.count
         self.truncated_last = self.first.truncated
 
-    cdef int choose(self, const GameC* g, Verdict* verdict) noexcept nogil:
-        cdef Placement* p1
+    cdef void _best_pair(self, const GameC* g, const Piece* spawn, int a, bint searched,
+                         Candidate* out) noexcept nogil:
+        """First placement `a` with the best placement of the next piece after it (by plain
+        paths, or by the gamepad search when `searched`)."""
+        cdef Placement* p1 = &self.first.placements[a]
         cdef Placement* p2
         cdef Board board1
-        cdef Piece spawn
-        cdef Candidate c, best_of_first
+        cdef Candidate c
         cdef uint8_t lines1[2]
         cdef uint8_t lines2[2]
         cdef uint8_t level1
-        cdef int a, b, cleared1, cleared2, height1
+        cdef int b, cleared1, cleared2, height1
         cdef double landing1
-        cdef bint first_vetoed, has_best
+        cdef bint first_vetoed, has_best = False
+        board1 = g.board
+        cleared1 = lock_and_clear(&board1, p1.orientation, p1.x, p1.y)
+        first_vetoed = next_spawn_blocked(&board1, g.next_piece, &self.weights)
+        height1 = lock_height(p1)
+        landing1 = landing_height(p1)
+        c.first = a
+        level1 = g.level
+        lines1[0] = g.lines[0]
+        lines1[1] = g.lines[1]
+        count_lines(&level1, lines1, cleared1)
+        if searched and has_tuck_spot(&board1):
+            self.second.search(&board1, spawn, 0, level1)
+            self.truncated_last |= self.second.truncated
+        else:
+            self.second.search_plain(&board1, spawn, level1)
+        self.nodes_searched += self.second.count
+        if self.second.placement_count == 0:
+            c.board = board1
+            c.level = level1
+            c.verdict = judge_dead_end(&board1, cleared1, height1, landing1, &self.weights)
+            c.has_next = False
+            c.cleared = cleared1
+            c.burned = burned_lines(cleared1)
+            c.lock_height = height1
+            c.landing = landing1
+            out[0] = c
+            return
+        # The best pair of this first placement (the next piece is re-planned when it
+        # spawns, so only the first placement's best continuation matters).
+        for b in range(self.second.placement_count):
+            p2 = &self.second.placements[b]
+            c.board = board1
+            cleared2 = lock_and_clear(&c.board, p2.orientation, p2.x, p2.y)
+            c.cleared = cleared1 + cleared2
+            c.burned = burned_lines(cleared1) + burned_lines(cleared2)
+            c.lock_height = height1 + lock_height(p2)
+            c.landing = landing1 + landing_height(p2)
+            c.verdict = judge_pair(&c.board, cleared1, cleared2, c.lock_height, c.landing,
+                                   first_vetoed, &self.weights)
+            if not has_best or better(&c.verdict, &out.verdict):
+                c.level = level1
+                lines2[0] = lines1[0]
+                lines2[1] = lines1[1]
+                count_lines(&c.level, lines2, cleared2)
+                out[0] = c
+                out.next_lock.x = p2.x
+                out.next_lock.y = p2.y
+                out.next_lock.orientation = p2.orientation
+                out.has_next = True
+                has_best = True
+
+    cdef int choose(self, const GameC* g, Verdict* verdict) noexcept nogil:
+        cdef Piece spawn
+        cdef Candidate c
+        cdef int a, k, kept
+        cdef int firsts[MAX_WIDTH]
+        # Candidates kept for a second look: the lookahead's, or the next piece's search.
+        cdef int room = self.width if self.lookahead or not self.plain_second else 1
         # The next piece spawns the same way after every first placement; the bot holds no
         # buttons through the entry delay, and DAS carries over unchanged.
         spawn.das = g.piece.das
@@ -529,59 +591,18 @@ cdef class Planner:
         spawn_piece(&spawn, g.next_piece)
         self._search_first(g)
         for a in range(self.first.placement_count):
-            p1 = &self.first.placements[a]
-            board1 = g.board
-            cleared1 = lock_and_clear(&board1, p1.orientation, p1.x, p1.y)
-            first_vetoed = next_spawn_blocked(&board1, g.next_piece, &self.weights)
-            height1 = lock_height(p1)
-            landing1 = landing_height(p1)
-            c.first = a
-            level1 = g.level
-            lines1[0] = g.lines[0]
-            lines1[1] = g.lines[1]
-            count_lines(&level1, lines1, cleared1)
-            if self.plain_second:
-                self.second.search_plain(&board1, &spawn, level1)
-            else:
-                self.second.search(&board1, &spawn, 0, level1)
-                self.truncated_last |= self.second.truncated
-            self.nodes_searched += self.second.count
-            if self.second.placement_count == 0:
-                c.board = board1
-                c.level = level1
-                c.verdict = judge_dead_end(&board1, cleared1, height1, landing1, &self.weights)
-                c.has_next = False
-                c.cleared = cleared1
-                c.burned = burned_lines(cleared1)
-                c.lock_height = height1
-                c.landing = landing1
-                self._keep(&c, self.width if self.lookahead else 1)
-                continue
-            # The best pair of this first placement (the next piece is re-planned when it
-            # spawns, so only the first placement's best continuation matters).
-            has_best = False
-            for b in range(self.second.placement_count):
-                p2 = &self.second.placements[b]
-                c.board = board1
-                cleared2 = lock_and_clear(&c.board, p2.orientation, p2.x, p2.y)
-                c.cleared = cleared1 + cleared2
-                c.burned = burned_lines(cleared1) + burned_lines(cleared2)
-                c.lock_height = height1 + lock_height(p2)
-                c.landing = landing1 + landing_height(p2)
-                c.verdict = judge_pair(&c.board, cleared1, cleared2, c.lock_height, c.landing,
-                                       first_vetoed, &self.weights)
-                if not has_best or better(&c.verdict, &best_of_first.verdict):
-                    c.level = level1
-                    lines2[0] = lines1[0]
-                    lines2[1] = lines1[1]
-                    count_lines(&c.level, lines2, cleared2)
-                    best_of_first = c
-                    best_of_first.next_lock.x = p2.x
-                    best_of_first.next_lock.y = p2.y
-                    best_of_first.next_lock.orientation = p2.orientation
-                    best_of_first.has_next = True
-                    has_best = True
-            self._keep(&best_of_first, self.width if self.lookahead else 1)
+            self._best_pair(g, &spawn, a, False, &c)
+            self._keep(&c, room)
+        if not self.plain_second:
+            # The gamepad search (tucks, spins) for the next piece, where it can change the
+            # choice: after the `width` first placements that plain paths rank best.
+            kept = self.candidate_count
+            for k in range(kept):
+                firsts[k] = self.candidates[k].first
+            self.candidate_count = 0
+            for k in range(kept):
+                self._best_pair(g, &spawn, firsts[k], True, &c)
+                self._keep(&c, room)
         if self.lookahead:
             self._look_ahead(NES_PIECE_TYPE[g.next_piece])
         return self._commit(g, verdict)

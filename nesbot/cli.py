@@ -376,8 +376,8 @@ def _add_planner_options(parser: argparse.ArgumentParser, reaction: bool = True)
         "--next-search",
         default="plain",
         choices=NEXT_SEARCHES,
-        help="the next piece's placements: plain paths, or the gamepad search with tucks "
-        "and spins (plain)",
+        help="the next piece's placements: plain paths, or also the gamepad search (tucks "
+        "and spins) after the best first placements whose board has a spot for them (plain)",
     )
     if reaction:
         parser.add_argument(

@@ -27,8 +27,9 @@ class PlannerSettings:
     tap_hz: the fastest one button is tapped. lookahead: 1 weighs the piece after the next
     (not shown yet) with the NES picker's odds. reaction: frames of a new piece's input
     planned before the next piece may be used (0: at once). next_search: how the next
-    piece's placements are found ("plain" paths, or the gamepad "search" with tucks and
-    spins). width: first placements the lookahead judges.
+    piece's placements are found ("plain" paths; "search" adds the gamepad search's tucks
+    and spins after the `width` best first placements, where their board has a spot only
+    those reach). width: first placements the lookahead (and that search) judge again.
     """
 
     tap_hz: int = 30

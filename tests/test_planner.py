@@ -4,7 +4,7 @@ room, it weighs unknown pieces with the NES picker's odds, and --reaction plans 
 import numpy as np
 import pytest
 
-from nesbot._core.evaluate import blocks_spawn_py, next_spawn_blocked_py
+from nesbot._core.evaluate import blocks_spawn_py, has_tuck_spot_py, next_spawn_blocked_py
 from nesbot._core.game import Game
 from nesbot._core.pieces import PIECE_TYPE, SPAWN_TABLE
 from nesbot._core.rules import piece_odds
@@ -125,3 +125,35 @@ def test_blind_plan_does_not_read_the_next_piece():
         game = Game.spawned(rows, T_DOWN, next_piece, 19)
         plans.add(Planner(MEATFIGHTER, lookahead=1).plan_blind(game)[1:4])
     assert len(plans) == 1
+
+
+def test_next_search_finds_the_tuck_plain_paths_cannot_reach():
+    """Row 19 is open under an overhang (columns 1-2 of row 18): the next piece, an I, can
+    fill it only by sliding under. With --next-search search the planner sees that pair
+    (a better value), and the next piece's planned lock is one no plain path reaches."""
+    rows = [0] * 20
+    rows[18] = 0b0000000111
+    rows[19] = 0b1110000001
+    for level in (0, 19):
+        game = Game.spawned(rows, 0x0A, I_HORIZONTAL, level)  # O now, I next
+        values = {}
+        for next_search in ("plain", "search"):
+            planner = build_planner(MEATFIGHTER, PlannerSettings(next_search=next_search))
+            pads, *_lock, values[next_search] = planner.plan(game)
+            after = game.copy()
+            for pad in pads:
+                after.step(pad)
+            while not after.active:  # the entry delay: the I spawns
+                after.step(0)
+            plain_locks = set(Searcher().plain_placements_of(after))
+            assert (planner.next_lock in plain_locks) == (next_search == "plain")
+        assert values["search"] < values["plain"]
+
+
+def test_tuck_spots_are_covered_cells_beside_open_ones():
+    skyline = [0] * 17 + [0b0000000100, 0b0000111100, 0b1111111110]
+    assert not has_tuck_spot_py(skyline)  # every empty cell is open to the sky
+    overhang = [0] * 18 + [0b0000000111, 0b1110000001]  # row 19 runs on under columns 1-2
+    assert has_tuck_spot_py(overhang)
+    walled = [0] * 18 + [0b0000000111, 0b1110001001]  # columns 1-2 of row 19: a closed hole
+    assert not has_tuck_spot_py(walled)
