@@ -15,7 +15,7 @@ from nesbot._core.board cimport Board
 cdef enum:
     FEATURE_COUNT = 17               # meatfighter's 2018 features, indices 0..16
     SEED_FEATURE_COUNT = 25          # and the other seeds' features, indices 17..24
-    ALL_FEATURE_COUNT = 28           # and nesbot's NES features, indices 25..27
+    ALL_FEATURE_COUNT = 29           # and nesbot's NES features, indices 25..28
 
 cdef enum:
     # Feature indices into Features.f and Weights.w, in the order of seeds.md's table.
@@ -57,19 +57,28 @@ cdef enum:
                                      # by the caller): before level 29 they score a fraction
                                      # of a Tetris's points per line
     F_RIGHT_COLUMN_HEIGHT = 27       # height of column 9: the NES well, 4 taps right of spawn
+    F_HIGH_STACK = 28                # (stack height - SAFE_STACK_HEIGHT)^2 above it, else 0:
+                                     # the stack is the mean height of the 9 columns beside
+                                     # the well (the lowest column)
+
+cdef enum:
+    # Rows of stack (mean height beside the well) that levels 19-28 at 30 Hz play safely
+    # under: there, on a flat stack, every piece still reaches both walls with 6 rows or
+    # more to spare. Chosen on 200 tuning games (seed 7000) among 8, 9 and 10.
+    SAFE_STACK_HEIGHT = 8
 
 cdef enum:
     CEILING_ROWS = 7                 # rule 2 penalises filled cells in rows 0..6 (and -2, -1)
 
 ctypedef struct Features:
-    double f[28]                     # feature values, indexed by the F_ indices
+    double f[29]                     # feature values, indexed by the F_ indices
 
 ctypedef struct Weights:
-    double w[28]                     # one weight per feature, indexed by the F_ indices
+    double w[29]                     # one weight per feature, indexed by the F_ indices
     double ceiling_weight            # rule 2 scale: a cell in row r < 7 costs this / (r + 1)
     bint calming                     # the search applies rules 1, 3 and 4 (meatfighter-2018)
     bint extra                       # some w[17..24] is nonzero: compute those features too
-    bint nes                         # some w[25..27] is nonzero: compute those too
+    bint nes                         # some w[25..28] is nonzero: compute those too
 
 
 # The 15 board features of indices 0..16 into out.f; out.f[F_TOTAL_LINES_CLEARED] and
@@ -79,7 +88,7 @@ cdef void board_features(const Board* b, Features* out) noexcept nogil
 # The board features of indices 17..24 into out.f; out.f[F_LANDING_HEIGHT] is set to 0.
 cdef void extra_features(const Board* b, Features* out) noexcept nogil
 
-# The board features of indices 25..27 into out.f; out.f[F_BURNED_LINES] is set to 0.
+# The board features of indices 25..28 into out.f; out.f[F_BURNED_LINES] is set to 0.
 cdef void nes_features(const Board* b, Features* out) noexcept nogil
 
 # Weighted sum of the features plus the ceiling penalty; lower is better. The caller

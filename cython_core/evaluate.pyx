@@ -114,6 +114,7 @@ NES_FEATURE_NAMES: tuple[str, ...] = (
     "tetris_ready",
     "burned_lines",
     "right_column_height",
+    "high_stack",
 )
 ALL_FEATURE_NAMES: tuple[str, ...] = FEATURE_NAMES + EXTRA_FEATURE_NAMES + NES_FEATURE_NAMES
 DEFAULT_CEILING_WEIGHT: float = 1000.0
@@ -260,7 +261,8 @@ cdef void extra_features(const Board* b, Features* out) noexcept nogil:
 
 
 cdef void nes_features(const Board* b, Features* out) noexcept nogil:
-    cdef int c, r, well = 0, height, lowest = FIELD_ROWS + 1, ready = 1
+    cdef int c, r, well = 0, height, lowest = FIELD_ROWS + 1, ready = 1, total = 0
+    cdef double over
     cdef unsigned int m
     cdef int heights[WIDTH]
     for c in range(WIDTH):
@@ -285,6 +287,10 @@ cdef void nes_features(const Board* b, Features* out) noexcept nogil:
     out.f[F_TETRIS_READY] = ready
     out.f[F_BURNED_LINES] = 0
     out.f[F_RIGHT_COLUMN_HEIGHT] = heights[WIDTH - 1]
+    for c in range(WIDTH):
+        total += heights[c]
+    over = (total - lowest) / <double>(WIDTH - 1) - SAFE_STACK_HEIGHT
+    out.f[F_HIGH_STACK] = over * over if over > 0.0 else 0.0
 
 
 cdef double evaluate(const Board* b, int lines_cleared, int burned, int lock_height_total,

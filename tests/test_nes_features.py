@@ -1,5 +1,6 @@
 """nesbot's NES features on hand-made boards: Tetris readiness, burned lines, the right
-column's height; their weights reach the search and `nesbot explain` shows them."""
+column's height, a stack past the safe height; their weights reach the search and `nesbot
+explain` shows them."""
 
 from nesbot._core.evaluate import ALL_FEATURE_NAMES, all_features_py, evaluate_py
 from nesbot.weights import MEATFIGHTER_2018, Weights
@@ -42,6 +43,17 @@ def test_right_column_height():
     assert features(rows)["right_column_height"] == 8
 
 
+def test_high_stack_counts_only_past_the_safe_height():
+    """The stack is the mean height of the nine columns beside the well (the lowest)."""
+    assert features([0] * 20)["high_stack"] == 0
+    assert features([0] * 12 + [WELL_9] * 8)["high_stack"] == 0  # 8 rows: still safe
+    assert features([0] * 10 + [WELL_9] * 10)["high_stack"] == 4  # (10 - 8)^2
+    # A deep well does not lower the stack; a tall column raises it by a ninth of its rows.
+    rows = [0] * 10 + [WELL_9] * 10
+    rows[1] = rows[2] = rows[3] = rows[4] = rows[5] = rows[6] = rows[7] = rows[8] = rows[9] = 1
+    assert features(rows)["high_stack"] == (10 + 9 / 9 - 8) ** 2
+
+
 def test_burned_lines_and_the_nes_weights_reach_the_evaluation():
     rows = [0] * 16 + [WELL_9] * 4
     base = evaluate_py(rows, 3, 10, MEATFIGHTER_2018)
@@ -51,8 +63,12 @@ def test_burned_lines_and_the_nes_weights_reach_the_evaluation():
             "tetris_ready": -50.0,
             "burned_lines": 7.0,
             "right_column_height": 2.0,
+            "high_stack": 3.0,
         }
     )
+    tall = [0] * 9 + [WELL_9] * 11  # 11 rows: 3 past the safe height
+    got = evaluate_py(tall, 3, 10, weighted, burned=3)
+    assert got == evaluate_py(tall, 3, 10, MEATFIGHTER_2018) - 50.0 + 7.0 * 3 + 3.0 * 9
     got = evaluate_py(rows, 3, 10, weighted, burned=3)
     assert got == base - 50.0 + 7.0 * 3 + 2.0 * 0
     assert features(rows)["burned_lines"] == 0  # the caller knows it, the board does not
