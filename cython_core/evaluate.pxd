@@ -63,8 +63,9 @@ cdef enum:
 
 cdef enum:
     # Rows of stack (mean height beside the well) that levels 19-28 at 30 Hz play safely
-    # under: there, on a flat stack, every piece still reaches both walls with 6 rows or
-    # more to spare. Chosen on 200 tuning games (seed 7000) among 8, 9 and 10.
+    # under: every piece still reaches both walls over a flat stack of up to 15 rows there,
+    # so 8 leaves room for bumps and a long wait for an I. Chosen on 200 tuning games
+    # (seed 7000) among 8, 9 and 10.
     SAFE_STACK_HEIGHT = 8
 
 cdef enum:

@@ -433,10 +433,11 @@ cdef class Planner:
     placements by plain paths (rotate and shift as early as allowed, then fall); "search"
     then judges the `width` best first placements again with the next piece's gamepad
     search (tucks and spins too), where their board has a spot only those reach
-    (board.has_tuck_spot; a search costs as much as ten plain sets). The chosen placement is executed by its
-    plain path with Down held at the end (soft-drop points) when that locks at the same
-    place, else by the search's path. When every pair is vetoed by the calming rules the
-    planner still moves: the least bad pair (fallback_last, counted in `fallbacks`).
+    (board.has_tuck_spot; a search costs as much as ten plain sets). The chosen placement
+    is executed by its plain path with Down held at the end (soft-drop points) when that
+    locks at the same place, else by the search's path. When every pair is vetoed by the
+    calming rules the planner still moves: the least bad pair (fallback_last, counted in
+    `fallbacks`).
     """
 
     def __init__(self, weights, int tap_interval=2, bint shift_and_rotate=True,
