@@ -1,4 +1,5 @@
-"""Training meatfighter's 17 feature weights on simulated games: PSO or CMA-ES.
+"""Training the evaluation weights (meatfighter's 17 and the NES features) on simulated
+games: PSO or CMA-ES.
 
 PSO as the seed describes it (shared/seeds.md §1): inertia 0.729844 and acceleration
 1.496180 for both the cognitive and the social term (van den Bergh and Engelbrecht 2006),
@@ -71,6 +72,11 @@ class Swarm:
     stagnant: int
     restarts: int
     history: list[dict[str, Any]]
+
+
+def play_here(specs: list[GameSpec]) -> list[dict]:
+    """Play the games in this process (the default runner)."""
+    return run_games(specs, 1)
 
 
 def fitness_of(points: list[int]) -> tuple[float, float]:
@@ -291,7 +297,7 @@ def train(
     earlier ones); `run` plays a list of games (default: this process)."""
     if config.optimizer not in OPTIMIZERS:
         raise NesbotError(f"--optimizer {config.optimizer!r} is not one of {', '.join(OPTIMIZERS)}")
-    run = run or (lambda specs: run_games(specs, 1))
+    run = run or play_here
     rng: np.random.Generator | None = None
     if checkpoint is not None and checkpoint.exists():
         if not resume:
@@ -346,9 +352,7 @@ def trained_weights(
     }
     if cma:
         chosen = state.mean()
-        fitness, se = evaluate_swarm(
-            config, np.array([chosen]), run or (lambda specs: run_games(specs, 1)), state.iteration
-        )
+        fitness, se = evaluate_swarm(config, np.array([chosen]), run or play_here, state.iteration)
         first = state.iteration * config.games
         provenance |= {
             "chosen": "the CMA-ES distribution mean after the last iteration",
