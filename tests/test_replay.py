@@ -14,7 +14,13 @@ from nesbot._core.buttons import DOWN, LEFT, RIGHT, A, B
 from nesbot.fm2 import Fm2Writer, fceux_rom_md5, read_fm2
 from nesbot.menus import GameSetup, start_game
 from nesbot.play import GameResult, play_game
-from nesbot.replay import ReplaySummary, replay_on_emulator, replay_on_simulator, verify
+from nesbot.replay import (
+    ReplaySummary,
+    replay_on_emulator,
+    replay_on_simulator,
+    trace_record,
+    verify,
+)
 
 GAME_FRAMES = 1500
 
@@ -26,20 +32,6 @@ class Recording:
     trace: list[dict]  # the --trace record of every new piece, built here from RAM
     summary: ReplaySummary  # what a replay of the log must report
     result: GameResult  # what play_game reported
-
-
-def _record(frame: int, state: ram.GameState) -> dict:
-    return {
-        "frame": frame,
-        "piece": state.piece,
-        "next": state.next,
-        "x": state.x,
-        "y": state.y,
-        "board": state.board_rows(),
-        "lines": state.lines,
-        "score": state.score,
-        "level": state.level,
-    }
 
 
 # Session scope: once per test process, whichever tests of this module run in it.
@@ -60,7 +52,7 @@ def recording(rom, emulator, boot, ram_digest, tmp_path_factory) -> Recording:
         digests.append(ram_digest(emu))
         state = ram.decode(emu.ram)
         if state.active and not was_active:
-            trace.append(_record(emu.frame, state))
+            trace.append(trace_record(state, emu.frame))  # the record's fields, seen live
         was_active = state.active
 
     with Fm2Writer(path, fceux_rom_md5(rom.data), [("seed", "5")]) as log:
