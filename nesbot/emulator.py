@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 from nes_py import NESEnv
+from nes_py.nes_env import OBSERVATION_MODE_RGB_ARRAY_CONTIGUOUS
 
 from nesbot.errors import NesbotError
 
@@ -69,6 +70,14 @@ class Emulator:
     def screen(self) -> np.ndarray:
         """The live 240x256x3 RGB screen (a view)."""
         return self._env.screen
+
+    def copy_screen(self, out: np.ndarray) -> None:
+        """Copy the screen into `out`, a C-contiguous 240x256x3 uint8 array.
+
+        Five times as fast as copying the `screen` view (70 against 360 us): the view walks
+        nes-py's 32-bit pixels byte by byte backwards, its C copy does not.
+        """
+        self._env.observation(OBSERVATION_MODE_RGB_ARRAY_CONTIGUOUS, out)
 
     def power_on(self) -> None:
         """Return to the power-on state (deterministic)."""

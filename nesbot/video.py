@@ -18,11 +18,13 @@ finishes the file even when the game's process ends without closing it, or is ki
   guess BT.709 for a picture this size. 4:2:0 halves the colour resolution: a one-pixel line
   of colour on the NES smears a little at its edges, as on every H.264 web video.
 * Encoding runs in a process of its own: drawing, colour conversion and x264 cost about
-  1.5 ms per frame at scale 3, as much as the emulator and the bot together, so on a second
+  1.9 ms per frame at scale 3, as much as the emulator and the bot together, so on a second
   core the encoding overlaps the game. A process rather than a thread, so that the game and
-  the encoder never wait for each other's GIL. ``write()`` copies the screen into shared
-  memory and sends its slot number (and the overlay's FrameInfo) down a socket, tens of
-  microseconds; it blocks only while ``queue_frames(scale)`` frames already wait, so memory
+  the encoder never wait for each other's GIL. About half of a game's frames repeat the
+  one before; in an .mp4 those are skip pictures that x264 never sees (nesbot.h264_repeat),
+  which halves the encoder's work. The observer copies the screen into shared memory with
+  nes-py's C copy and sends its slot number (and the overlay's FrameInfo) down a socket,
+  about 0.1 ms; it blocks only while ``queue_frames(scale)`` frames already wait, so memory
   stays bounded and, when the encoder is slower than the game, the game slows to its pace.
   The encoder process has a process group of its own, so Ctrl-C at the terminal reaches the
   game's process alone, which then closes the file.
@@ -48,6 +50,7 @@ import struct
 import subprocess
 import sys
 import weakref
+from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from fractions import Fraction
@@ -62,6 +65,7 @@ import cv2
 import numpy as np
 
 from nesbot.errors import NesbotError
+from nesbot.h264_repeat import RepeatSplicer, stream_params
 from nesbot.overlay import SCREEN_HEIGHT, SCREEN_WIDTH, FrameInfo, Renderer, check_scale
 from nesbot.pace import NTSC_RATE
 
@@ -88,7 +92,10 @@ FORMATS: dict[str, Format] = {
     # file at the same quality here (a decoded frame is ~48 dB from its 4:2:0 source, ~1 kB a
     # frame at scale 3; tests/test_video.py).
     ".mp4": Format(
-        "mp4", "libx264", {"preset": "ultrafast", "qp": "16"}, {"movflags": "+faststart"}
+        "mp4",
+        "libx264",
+        {"preset": "ultrafast", "tune": "zerolatency", "qp": "16"},
+        {"movflags": "+faststart"},
     ),
     # VP9 in real-time mode: the good-quality modes encode a few frames per second at 720p.
     ".webm": Format(
@@ -182,12 +189,13 @@ class Yuv420Picture:
         self._last: np.ndarray | None = None  # the last screen converted, outlines included
         self._panel_for = None
 
-    def planes(self, screen: np.ndarray, info: FrameInfo | None = None) -> tuple[np.ndarray, ...]:
-        """The Y, U and V planes of one frame (arrays reused by the next call)."""
+    def update(self, screen: np.ndarray, info: FrameInfo | None = None) -> bool:
+        """Make the planes show this frame; False when it is the last frame again."""
         renderer = self.renderer
         native = renderer.screen(screen, info)
         top, bottom = self._changed_rows(native)
-        if top < bottom:
+        changed = top < bottom
+        if changed:
             ycbcr = cv2.transform(native[top:bottom], _BT601_RGB_TO_YCBCR)
             s = renderer.scale
             for index, source in enumerate(cv2.split(ycbcr)):
@@ -199,6 +207,7 @@ class Yuv420Picture:
                 size = (band.shape[1], band.shape[0])
                 cv2.resize(source, size, dst=band, interpolation=cv2.INTER_NEAREST)
         if renderer.panel and info is not None and info.figures != self._panel_for:
+            changed = True
             self._panel_for = info.figures
             panel = np.ascontiguousarray(renderer.panel_picture(info.figures))
             i420 = cv2.cvtColor(panel, cv2.COLOR_RGB2YUV_I420)
@@ -210,7 +219,7 @@ class Yuv420Picture:
                 chroma
             )
             self._planes[2][:, renderer.nes_width // 2 :] = i420[height + quarter :].reshape(chroma)
-        return self._planes
+        return changed
 
     def _changed_rows(self, native: np.ndarray) -> tuple[int, int]:
         """The band of screen rows [top, bottom) that differ from the last screen, widened
@@ -228,10 +237,10 @@ class Yuv420Picture:
         self._last[top:bottom] = native[top:bottom]
         return top, bottom
 
-    def frame(self, screen: np.ndarray, info: FrameInfo | None = None) -> av.VideoFrame:
-        """A new yuv420p VideoFrame of one frame (the encoder may keep it)."""
+    def frame(self) -> av.VideoFrame:
+        """A new yuv420p VideoFrame of the planes as they are (the encoder may keep it)."""
         frame = av.VideoFrame(self.width, self.height, "yuv420p")
-        for plane, data in zip(frame.planes, self.planes(screen, info), strict=True):
+        for plane, data in zip(frame.planes, self._planes, strict=True):
             if plane.line_size == data.shape[1]:
                 plane.update(data)
             else:  # rows padded for alignment
@@ -253,28 +262,49 @@ class Encoder:
 
     The container is opened with the first frame (so a writer given no frames leaves no
     file). `finish()` writes what the encoder still holds and the index; it also runs after
-    an error, so that the frames before it play.
+    an error, so that the frames before it play. In an H.264 stream that allows it, a frame
+    that repeats the last one is a skip picture made by nesbot.h264_repeat, not x264's work
+    (half of a game's frames; x264 takes ~1.4 ms over any frame at scale 3).
     """
 
     def __init__(self, path: Path, scale: int, overlay: bool) -> None:
         self.path = path
         self.format = video_format(path)
         self.picture = Yuv420Picture(Renderer(scale, panel=overlay))
-        self.frames = 0  # frames given to the codec
+        self.frames = 0  # frames given to encode()
+        self.repeats = 0  # of those, frames written as repeats of the last
         self._container: av.container.OutputContainer | None = None
         self._stream: av.VideoStream | None = None
+        self._splicer: RepeatSplicer | None = None
+        # Frames given but not yet in the file, in order: True for a repeat, which follows
+        # the codec's picture before it (x264 hands a picture out a frame late).
+        self._unwritten: deque[bool] = deque()
+        self._written = 0  # frames in the file: the timestamp of the next
 
-    def prepare(self, screen: np.ndarray, info: FrameInfo | None) -> av.VideoFrame:
-        """The video frame of a screen (a copy: the screen's memory may be reused after)."""
-        frame = self.picture.frame(screen, info)
-        frame.pts = self.frames
-        return frame
+    def prepare(self, screen: np.ndarray, info: FrameInfo | None) -> av.VideoFrame | None:
+        """The video frame of a screen (a copy: the screen's memory may be reused after), or
+        None when it repeats the last frame and the stream can say so without the codec."""
+        changed = self.picture.update(screen, info)
+        if not changed and self._splicer is not None:
+            return None
+        return self.picture.frame()
 
-    def encode(self, frame: av.VideoFrame) -> None:
+    def encode(self, frame: av.VideoFrame | None) -> None:
+        """Add a frame from prepare() (None: the last frame again)."""
         if self._container is None:
             self._container, self._stream = self._open()
-        for packet in self._stream.encode(frame):
-            self._container.mux(packet)
+        if frame is None:
+            self.repeats += 1
+            self._unwritten.append(True)
+            self._write_repeats()
+        else:
+            frame.pts = self.frames
+            self._unwritten.append(False)
+            self._write(self._stream.encode(frame))
+            if self.frames == 0 and self.format.codec == "libx264":
+                # The codec is open: its parameters say whether repeats can be skip pictures.
+                params = stream_params(self._stream.codec_context.extradata)
+                self._splicer = RepeatSplicer(params) if params is not None else None
         self.frames += 1
 
     def finish(self) -> None:
@@ -282,10 +312,38 @@ class Encoder:
         if container is None:
             return
         try:
-            for packet in self._stream.encode(None):  # the frames x264 still holds
-                container.mux(packet)
+            self._write(self._stream.encode(None), container)  # the frames x264 still holds
         finally:
             container.close()  # writes the index (and moves it to the front)
+
+    def _write(self, packets: list[av.Packet], container=None) -> None:
+        """Mux the codec's packets, each followed by the repeats that wait for it."""
+        container = container or self._container
+        for packet in packets:
+            if self._splicer is not None:
+                packet = self._spliced(packet)
+            self._unwritten.popleft()
+            self._written += 1
+            container.mux(packet)
+            self._write_repeats(container)
+
+    def _write_repeats(self, container=None) -> None:
+        container = container or self._container
+        while self._unwritten and self._unwritten[0]:
+            self._unwritten.popleft()
+            packet = av.Packet(self._splicer.repeat())
+            packet.pts = packet.dts = self._written
+            packet.time_base = self._stream.codec_context.time_base  # as the codec's packets
+            packet.stream = self._stream
+            self._written += 1
+            container.mux(packet)
+
+    def _spliced(self, packet: av.Packet) -> av.Packet:
+        spliced = av.Packet(self._splicer.coded(bytes(packet)))
+        spliced.pts, spliced.dts = packet.pts, packet.dts
+        spliced.time_base, spliced.stream = packet.time_base, self._stream
+        spliced.is_keyframe = packet.is_keyframe
+        return spliced
 
     def _open(self) -> tuple[av.container.OutputContainer, av.VideoStream]:
         fmt = self.format
@@ -343,7 +401,6 @@ def _encoder_process(path: str, scale: int, overlay: bool, memory: str, slots: i
                 break
             slot = _FRAME.unpack_from(message)[0]
             info = pickle.loads(message[_FRAME.size :]) if len(message) > _FRAME.size else None
-            frame = None
             if not failed:
                 try:
                     frame = encoder.prepare(screens[slot], info)
@@ -351,7 +408,7 @@ def _encoder_process(path: str, scale: int, overlay: bool, memory: str, slots: i
                     failed = True
                     _send_quietly(conn, _ERROR + _pickled_error(error))
             _send_quietly(conn, _TAKEN)
-            if frame is not None:
+            if not failed:
                 try:
                     encoder.encode(frame)
                 except Exception as error:
@@ -463,23 +520,34 @@ class VideoWriter:
 
     def __call__(self, pad: int, emu: "Emulator") -> None:
         """Observer entry point: record the screen the step just drew."""
-        self.write(emu.screen, self._info() if self._info is not None else None)
+        emu.copy_screen(self._free_slot())
+        self._send(self._info() if self._info is not None else None)
 
     def write(self, screen: np.ndarray, info: FrameInfo | None = None) -> None:
         """Send one 240x256x3 RGB screen (copied, so a live view is fine) and what the
         overlay draws on it to the encoder. Blocks while queue_frames() frames wait."""
+        _check_screen(screen)
+        np.copyto(self._free_slot(), screen)
+        self._send(info)
+
+    def _free_slot(self) -> np.ndarray:
+        """The shared-memory slot of the next frame, once the encoder has taken it."""
         if self._closed:
             raise ValueError(f"the video {self.path} is already closed")
-        _check_screen(screen)
         # The first frame waits for the encoder to have started (it has, after a boot): until
         # it has mapped the shared memory, the memory must outlive this process.
         while not self._ready and self._receive(wait=True):
             pass
-        self._receive(wait=self._sent - self._taken >= self._slots)
+        # The encoder's receipts are read only once half the slots may be taken, not after
+        # every frame: each read is a few system calls (~0.1 ms, 5% of a frame's work).
+        waiting = self._sent - self._taken
+        if waiting >= self._slots // 2:
+            self._receive(wait=waiting >= self._slots)
         self._raise_encoder_error()
-        slot = self._sent % self._slots
-        np.copyto(self._screens[slot], screen)
-        message = _FRAME.pack(slot)
+        return self._screens[self._sent % self._slots]
+
+    def _send(self, info: FrameInfo | None) -> None:
+        message = _FRAME.pack(self._sent % self._slots)
         if info is not None:
             message += pickle.dumps(info, pickle.HIGHEST_PROTOCOL)
         try:
