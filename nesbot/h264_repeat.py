@@ -16,9 +16,11 @@ x264's own pictures around them:
   neighbours to predict from, every other one predicts from skipped neighbours with motion
   0 (H.264 8.4.1.1). So a repeat decodes to exactly the last picture.
 * Only the stream shapes this needs are taken: CAVLC, picture order from frame_num
-  (``pic_order_cnt_type`` 2, which x264 uses without B-frames), frames not fields, no
-  weighted prediction, no redundant pictures, one slice group. x264 at ``ultrafast`` writes
-  that; for any other stream `stream_params` returns None and the caller encodes repeats.
+  (``pic_order_cnt_type`` 2, which x264 uses without B-frames), one reference picture
+  (with more, x264's pictures could refer to one that the repeats pushed out of the list),
+  frames not fields, colour planes coded together, no weighted prediction, no redundant
+  pictures, one slice group. x264 at ``ultrafast`` writes that; for any other stream
+  `stream_params` returns None and the caller encodes repeats.
 
 Access units are Annex B byte streams (start codes), as FFmpeg's libx264 hands them out;
 the MP4 muxer rewrites them to length prefixes.
@@ -112,7 +114,6 @@ class StreamParams:
 
     frame_num_bits: int
     pps_id: int
-    separate_colour_planes: bool
     deblocking_control: bool  # slices say how to deblock
     macroblocks: int  # per picture
 
@@ -129,10 +130,10 @@ def stream_params(extradata: bytes | None) -> StreamParams | None:
     profile = sps.bits(8)
     sps.bits(16)  # constraint flags, level
     sps.ue()  # seq_parameter_set_id
-    separate_colour_planes = False
     if profile in _HIGH_PROFILES:
-        if sps.ue() == 3:  # chroma_format_idc 4:4:4
-            separate_colour_planes = bool(sps.bits(1))
+        # 4:4:4 with its colour planes coded apart would need a skip slice for each
+        if sps.ue() == 3 and sps.bits(1):  # chroma_format_idc, separate_colour_plane_flag
+            return None
         sps.ue()  # bit depths
         sps.ue()
         sps.bits(1)  # qpprime_y_zero_transform_bypass_flag
@@ -141,7 +142,8 @@ def stream_params(extradata: bytes | None) -> StreamParams | None:
     frame_num_bits = sps.ue() + 4
     if sps.ue() != 2:  # pic_order_cnt_type: only 2 derives the order from frame_num alone
         return None
-    sps.ue()  # max_num_ref_frames
+    if sps.ue() > 1:  # max_num_ref_frames: with more, the encoder's later pictures could
+        return None  # refer past the repeats to pictures the repeats pushed out
     sps.bits(1)  # gaps_in_frame_num_value_allowed_flag
     width_mbs = sps.ue() + 1
     height_map_units = sps.ue() + 1
@@ -150,9 +152,11 @@ def stream_params(extradata: bytes | None) -> StreamParams | None:
     pps = BitReader(unescape(units[_PPS][1:]))
     pps_id = pps.ue()
     pps.ue()  # seq_parameter_set_id
-    cabac = pps.bits(1)
+    if pps.bits(1):  # entropy_coding_mode_flag: CABAC
+        return None
     pps.bits(1)  # bottom_field_pic_order_in_frame_present_flag
-    slice_groups = pps.ue() + 1
+    if pps.ue():  # num_slice_groups_minus1
+        return None
     pps.ue()  # num_ref_idx_l0_default_active_minus1: a skip refers to index 0 anyway
     pps.ue()
     weighted_prediction = pps.bits(1)
@@ -163,15 +167,9 @@ def stream_params(extradata: bytes | None) -> StreamParams | None:
     deblocking_control = bool(pps.bits(1))
     pps.bits(1)  # constrained_intra_pred_flag
     redundant_pictures = pps.bits(1)
-    if cabac or slice_groups != 1 or weighted_prediction or redundant_pictures:
+    if weighted_prediction or redundant_pictures:
         return None
-    return StreamParams(
-        frame_num_bits,
-        pps_id,
-        separate_colour_planes,
-        deblocking_control,
-        width_mbs * height_map_units,
-    )
+    return StreamParams(frame_num_bits, pps_id, deblocking_control, width_mbs * height_map_units)
 
 
 class UnsupportedPicture(ValueError):
@@ -213,8 +211,6 @@ class RepeatSplicer:
         header.ue(0)  # first_mb_in_slice
         header.ue(_P_SLICE_ALL)
         header.ue(params.pps_id)
-        if params.separate_colour_planes:
-            header.bits(2, 0)  # colour_plane_id
         header.bits(params.frame_num_bits, self._frame_num)
         header.bits(1, 0)  # num_ref_idx_active_override_flag
         header.bits(1, 0)  # ref_pic_list_modification_flag_l0
@@ -231,8 +227,6 @@ class RepeatSplicer:
         reader.ue()  # first_mb_in_slice
         reader.ue()  # slice_type
         reader.ue()  # pic_parameter_set_id
-        if self.params.separate_colour_planes:
-            reader.bits(2)
         start, width = reader.position, self.params.frame_num_bits
         for bit in range(width):
             position = start + bit

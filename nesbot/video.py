@@ -276,8 +276,8 @@ class Encoder:
         self._container: av.container.OutputContainer | None = None
         self._stream: av.VideoStream | None = None
         self._splicer: RepeatSplicer | None = None
-        # Frames given but not yet in the file, in order: True for a repeat, which follows
-        # the codec's picture before it (x264 hands a picture out a frame late).
+        # Frames given but not yet in the file, in order: True for a repeat, which waits for
+        # the codec's picture before it (a codec may hand pictures out some frames late).
         self._unwritten: deque[bool] = deque()
         self._written = 0  # frames in the file: the timestamp of the next
 
@@ -316,18 +316,20 @@ class Encoder:
         finally:
             container.close()  # writes the index (and moves it to the front)
 
-    def _write(self, packets: list[av.Packet], container=None) -> None:
+    def _write(
+        self, packets: list[av.Packet], container: av.container.OutputContainer | None = None
+    ) -> None:
         """Mux the codec's packets, each followed by the repeats that wait for it."""
         container = container or self._container
         for packet in packets:
+            self._unwritten.popleft()
             if self._splicer is not None:
                 packet = self._spliced(packet)
-            self._unwritten.popleft()
             self._written += 1
             container.mux(packet)
             self._write_repeats(container)
 
-    def _write_repeats(self, container=None) -> None:
+    def _write_repeats(self, container: av.container.OutputContainer | None = None) -> None:
         container = container or self._container
         while self._unwritten and self._unwritten[0]:
             self._unwritten.popleft()

@@ -76,12 +76,21 @@ def encoder_extradata(path: Path, options: dict[str, str]) -> bytes:
 
 
 def test_which_streams_take_repeats(tmp_path: Path) -> None:
-    options = video.FORMATS[".mp4"].codec_options
-    ultrafast = stream_params(encoder_extradata(tmp_path / "fast.mp4", options))
+    ours = video.FORMATS[".mp4"].codec_options
+    ultrafast = stream_params(encoder_extradata(tmp_path / "ours.mp4", ours))
     assert ultrafast is not None
     assert ultrafast.macroblocks == 4 * 3
-    # x264's default preset writes CABAC, and with B-frames orders pictures by POC lsb.
-    assert stream_params(encoder_extradata(tmp_path / "medium.mp4", {"preset": "medium"})) is None
+    assert ultrafast.frame_num_bits == 4
+    # Lossless x264 writes a High 4:4:4 SPS, with the chroma format and bit depths.
+    lossless = stream_params(encoder_extradata(tmp_path / "qp0.mp4", {**ours, "qp": "0"}))
+    assert lossless == ultrafast
+    refused = {
+        "CABAC": {**ours, "x264-params": "cabac=1"},
+        "three reference pictures": {**ours, "preset": "medium", "profile": "baseline"},
+        "B-frames, so POC lsb in each slice": {"preset": "medium"},
+    }
+    for options in refused.values():
+        assert stream_params(encoder_extradata(tmp_path / "other.mp4", options)) is None
     assert stream_params(b"") is None
 
 
@@ -149,11 +158,17 @@ def test_repeats_decode_as_the_picture_before(tmp_path: Path, short_gop) -> None
     pictures, said = decode_logged(path)
     assert said == []
     assert len(pictures) == len(frames)
-    for index, repeat in enumerate(repeats):
+    for index, repeat in enumerate(repeats[1:], start=1):
         if repeat:
             assert np.array_equal(pictures[index], pictures[index - 1]), index
         else:
             assert not np.array_equal(pictures[index], pictures[index - 1]), index
+    # x264's own pictures decode as x264 made them: fed only the frames that are not
+    # repeats, it gives the same pictures bit for bit, so nothing refers past a repeat.
+    news = [frame for frame, repeat in zip(frames, repeats, strict=True) if not repeat]
+    alone, _ = decode_logged(encode(tmp_path / "alone.mp4", news).path)
+    coded = [p for p, r in zip(pictures, repeats, strict=True) if not r]
+    assert all(np.array_equal(a, b) for a, b in zip(alone, coded, strict=True))
     with av.open(str(path)) as container:
         packets = [packet for packet in container.demux(video=0) if packet.size]
     frame_ticks = 655_171  # the stream counts 1/39,375,000 s
