@@ -345,7 +345,7 @@ def run_train(args: argparse.Namespace) -> int:
 
 def _add_evaluator_options(parser: argparse.ArgumentParser) -> None:
     choice = parser.add_mutually_exclusive_group()
-    choice.add_argument("--weights", metavar="FILE", help="a weights file (17 features)")
+    choice.add_argument("--weights", metavar="FILE", help="a weights file (as nesbot train writes)")
     choice.add_argument(
         "--evaluator",
         metavar="NAME",
