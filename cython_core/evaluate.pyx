@@ -261,7 +261,7 @@ cdef void extra_features(const Board* b, Features* out) noexcept nogil:
 
 
 cdef void nes_features(const Board* b, Features* out) noexcept nogil:
-    cdef int c, r, well = 0, height, lowest = FIELD_ROWS + 1, ready = 1, total = 0
+    cdef int c, r, well = 0, lowest = FIELD_ROWS + 1, ready = 1, total = 0
     cdef double over
     cdef unsigned int m
     cdef int heights[WIDTH]
@@ -273,6 +273,7 @@ cdef void nes_features(const Board* b, Features* out) noexcept nogil:
             heights[lowest_bit(m)] = FIELD_ROWS - r
             m &= m - 1
     for c in range(WIDTH):
+        total += heights[c]
         if heights[c] <= lowest:
             lowest = heights[c]
             well = c
@@ -287,8 +288,6 @@ cdef void nes_features(const Board* b, Features* out) noexcept nogil:
     out.f[F_TETRIS_READY] = ready
     out.f[F_BURNED_LINES] = 0
     out.f[F_RIGHT_COLUMN_HEIGHT] = heights[WIDTH - 1]
-    for c in range(WIDTH):
-        total += heights[c]
     over = (total - lowest) / <double>(WIDTH - 1) - SAFE_STACK_HEIGHT
     out.f[F_HIGH_STACK] = over * over if over > 0.0 else 0.0
 

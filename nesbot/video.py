@@ -308,29 +308,26 @@ class Encoder:
         self.frames += 1
 
     def finish(self) -> None:
-        container, self._container = self._container, None
+        container = self._container
         if container is None:
             return
         try:
-            self._write(self._stream.encode(None), container)  # the frames x264 still holds
+            self._write(self._stream.encode(None))  # the frames x264 still holds
         finally:
+            self._container = None
             container.close()  # writes the index (and moves it to the front)
 
-    def _write(
-        self, packets: list[av.Packet], container: av.container.OutputContainer | None = None
-    ) -> None:
+    def _write(self, packets: list[av.Packet]) -> None:
         """Mux the codec's packets, each followed by the repeats that wait for it."""
-        container = container or self._container
         for packet in packets:
             self._unwritten.popleft()
             if self._splicer is not None:
                 packet = self._spliced(packet)
             self._written += 1
-            container.mux(packet)
-            self._write_repeats(container)
+            self._container.mux(packet)
+            self._write_repeats()
 
-    def _write_repeats(self, container: av.container.OutputContainer | None = None) -> None:
-        container = container or self._container
+    def _write_repeats(self) -> None:
         while self._unwritten and self._unwritten[0]:
             self._unwritten.popleft()
             packet = av.Packet(self._splicer.repeat())
@@ -338,7 +335,7 @@ class Encoder:
             packet.time_base = self._stream.codec_context.time_base  # as the codec's packets
             packet.stream = self._stream
             self._written += 1
-            container.mux(packet)
+            self._container.mux(packet)
 
     def _spliced(self, packet: av.Packet) -> av.Packet:
         spliced = av.Packet(self._splicer.coded(bytes(packet)))
