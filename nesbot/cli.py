@@ -593,5 +593,5 @@ def main(argv: list[str] | None = None) -> int:
         print(f"nesbot: error: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt as error:  # window.WindowClosed says what ended the game
-        print(f"nesbot: {error or 'interrupted'}", file=sys.stderr)
+        print(f"nesbot: {str(error) or 'interrupted'}", file=sys.stderr)
         return 130

@@ -114,6 +114,7 @@ def test_ctrl_c_leaves_a_readable_log(tmp_path, rom_path):
     process.send_signal(signal.SIGINT)
     _, stderr = process.communicate(timeout=60)
     assert process.returncode == 130 and "Traceback" not in stderr
+    assert stderr.rstrip().endswith("nesbot: interrupted")
     # A readable log (read_fm2 refuses a cut line) holding at least what was on disk.
     assert len(read_fm2(log).frames) >= seen
 
