@@ -17,12 +17,9 @@ import subprocess
 import sys
 import time
 
-from nesbot.bot import Bot
-from nesbot.emulator import Emulator
-from nesbot.menus import GameSetup, reach_level_menu, start_game
+from bench_game import add_game_options, booted_game, fresh_bot
+
 from nesbot.play import play_game
-from nesbot.rom import load_rom
-from nesbot.watch import GameWatch
 
 COPY_LOOP = (
     "import numpy as np\n"
@@ -43,29 +40,21 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--frames", type=int, default=4000, help="game frames per run (4000)")
     parser.add_argument("--rounds", type=int, default=3, help="runs of each kind (3)")
-    parser.add_argument("--seed", type=int, default=4)
-    parser.add_argument("--rom")
+    add_game_options(parser)
     args = parser.parse_args()
 
-    rom = load_rom(args.rom)
-    setup = GameSetup(level=19, seed=args.seed)
     runs: dict[str, list[tuple[float, float]]] = {kind: [] for kind in LOADS}
-    with Emulator(rom.path) as emu:
-        reach_level_menu(emu)
-        start_game(emu, setup)
-        start = emu.save_state()
+    with booted_game(args) as game:
         for _ in range(args.rounds):
             for kind, code in LOADS.items():
                 load = subprocess.Popen([sys.executable, "-c", code]) if code else None
                 try:
                     time.sleep(0.5)  # the load is running before the game starts
-                    emu.load_state(start)
-                    emu.observers.clear()
-                    bot = Bot()
-                    watch = GameWatch(emu.ram, bot)
-                    emu.observers.append(watch)
+                    bot, watch = fresh_bot(game)
                     started, cpu = time.perf_counter(), time.thread_time()
-                    result = play_game(emu, setup, rom, bot, max_frames=args.frames, watch=watch)
+                    result = play_game(
+                        game.emu, game.setup, game.rom, bot, max_frames=args.frames, watch=watch
+                    )
                     seconds = time.perf_counter() - started
                     cpu_ms = (time.thread_time() - cpu) / result.frames * 1e3
                     runs[kind].append((result.frames / seconds, cpu_ms))

@@ -8,34 +8,28 @@ The ratio is what the bot (planning, RAM reads, checks) costs on top of the emul
 import argparse
 import time
 
+from bench_game import add_game_options, booted_game
+
 from nesbot.bot import Bot
-from nesbot.emulator import Emulator
-from nesbot.menus import GameSetup, reach_level_menu, start_game
 from nesbot.play import play_game
-from nesbot.rom import load_rom
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--seed", type=int, default=4)
-    parser.add_argument("--rom")
+    add_game_options(parser)
     args = parser.parse_args()
 
-    rom = load_rom(args.rom)
-    setup = GameSetup(level=19, seed=args.seed)
-    with Emulator(rom.path) as emu:
-        reach_level_menu(emu)
-        start_game(emu, setup)
-        game_start = emu.save_state()
+    with booted_game(args) as game:
+        emu = game.emu
         pads = bytearray()
         emu.observers.append(lambda pad, _emu: pads.append(pad))
         bot = Bot()
         started = time.perf_counter()
-        result = play_game(emu, setup, rom, bot)
+        result = play_game(emu, game.setup, game.rom, bot)
         bot_seconds = time.perf_counter() - started
         emu.observers.clear()
 
-        emu.load_state(game_start)
+        emu.load_state(game.start)
         started = time.perf_counter()
         for pad in pads:
             emu.step(pad)

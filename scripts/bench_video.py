@@ -20,24 +20,18 @@ import tempfile
 import time
 from pathlib import Path
 
-from nesbot.bot import Bot
-from nesbot.emulator import Emulator
-from nesbot.menus import GameSetup, reach_level_menu, start_game
+from bench_game import BootedGame, add_game_options, booted_game, fresh_bot
+
 from nesbot.play import play_game
-from nesbot.rom import load_rom
 from nesbot.video import VideoWriter, probe_video
-from nesbot.watch import GameWatch
 
 KINDS = ("no video", "--video", "--video --overlay")
 
 
-def timed_game(emu: Emulator, start, setup, rom, frames: int, kind: str, folder: Path):
-    """Seconds for `frames` frames of the bot's game from `start`, and the result."""
-    emu.load_state(start)
-    emu.observers.clear()
-    bot = Bot()
-    watch = GameWatch(emu.ram, bot)
-    emu.observers.append(watch)
+def timed_game(game: BootedGame, frames: int, kind: str, folder: Path):
+    """Seconds for `frames` frames of the bot's game from its first frame, and the result."""
+    bot, watch = fresh_bot(game)
+    emu, setup, rom = game.emu, game.setup, game.rom
     path = folder / f"{kind.replace(' ', '_').strip('-')}.mp4"
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = time.thread_time()
@@ -64,23 +58,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--frames", type=int, default=6000, help="game frames per run (6000)")
     parser.add_argument("--rounds", type=int, default=3, help="runs of each kind (3)")
-    parser.add_argument("--seed", type=int, default=4)
-    parser.add_argument("--rom")
+    add_game_options(parser)
     args = parser.parse_args()
 
-    rom = load_rom(args.rom)
-    setup = GameSetup(level=19, seed=args.seed)
     seconds: dict[str, list[float]] = {kind: [] for kind in KINDS}
     cpu: dict[str, list[tuple[float, float]]] = {kind: [] for kind in KINDS}
-    with Emulator(rom.path) as emu, tempfile.TemporaryDirectory() as folder:
-        reach_level_menu(emu)
-        start_game(emu, setup)
-        start = emu.save_state()
+    with booted_game(args) as game, tempfile.TemporaryDirectory() as folder:
         results = set()
         for _ in range(args.rounds):
             for kind in KINDS:
                 spent, game_cpu, encoder_cpu, result = timed_game(
-                    emu, start, setup, rom, args.frames, kind, Path(folder)
+                    game, args.frames, kind, Path(folder)
                 )
                 seconds[kind].append(spent)
                 cpu[kind].append((game_cpu, encoder_cpu))
