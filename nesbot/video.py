@@ -7,9 +7,9 @@ which the ``with`` block calls on any exit, KeyboardInterrupt included: an .mp4 
 never finished has no index and cannot be played. The encoder runs in a process of its own and
 finishes the file even when the game's process ends without closing it, or is killed.
 
-* The container follows the extension. ``.mp4`` is H.264 (libx264, which PyAV's wheels carry)
-  in yuv420p with the index at the front (``+faststart``), which browsers and phones play,
-  even while it downloads; ``.webm`` is VP9. The time base is the NTSC NES's exact rate,
+* The container follows the extension. ``.mp4`` is H.264 in yuv420p with the index at the
+  front (``+faststart``), which browsers and phones play, even while it downloads; ``.webm``
+  is VP9 (libvpx, which PyAV's wheels carry). The time base is the NTSC NES's exact rate,
   39,375,000/655,171 (60.0988) frames per second, and frame n has timestamp n, so the video
   lasts exactly as long as the game did. The picture is the NES's 256x240 screen times an
   integer ``scale`` (1-8, nearest neighbour, so pixels stay sharp; 3 makes 720 lines), with
@@ -17,24 +17,29 @@ finishes the file even when the game's process ends without closing it, or is ki
 * The colours are BT.601, limited range, and say so in the stream, so that players do not
   guess BT.709 for a picture this size. 4:2:0 halves the colour resolution: a one-pixel line
   of colour on the NES smears a little at its edges, as on every H.264 web video.
-* Encoding runs in a process of its own: drawing, colour conversion and x264 cost about
-  1.9 ms per frame at scale 3, as much as the emulator and the bot together, so on a second
-  core the encoding overlaps the game. A process rather than a thread, so that the game and
-  the encoder never wait for each other's GIL. About half of a game's frames repeat the
-  one before; in an .mp4 those are skip pictures that x264 never sees (nesbot.h264_repeat),
-  which halves the encoder's work. The observer copies the screen into shared memory with
-  nes-py's C copy and sends its slot number (and the overlay's FrameInfo) down a socket,
-  about 0.1 ms; it blocks only while ``queue_frames(scale)`` frames already wait, so memory
-  stays bounded and, when the encoder is slower than the game, the game slows to its pace.
+* The .mp4's pictures are written by nesbot._core.h264, not by an encoder: each 16x16 block
+  is a skip, a motion from the last few pictures or a flat prediction when one reproduces it
+  exactly, else its samples. The video is lossless (every frame decodes to exactly the
+  yuv420p picture it was given), a little larger than x264 made at QP 16 (a whole
+  level-19 game with --overlay: ~1.8 kB a frame, 1 Mbit/s), and costs ~0.07 ms a frame
+  where x264 took ~1 ms: on two cores, x264's work beside the game slowed the game by a
+  quarter. VP9 goes through PyAV's libvpx encoder, which is slower.
+* Encoding runs in a process of its own: drawing and colour conversion cost about as much as
+  the writing, and in a process the game and the encoder never wait for each other's GIL.
+  The observer copies the screen into shared memory with nes-py's C copy and sends its slot
+  number (and the overlay's FrameInfo) down a socket, in batches of ``BATCH_FRAMES`` frames:
+  each message wakes the encoder process, which costs the game on a virtual machine. It
+  blocks only while ``queue_frames(scale)`` frames already wait, so memory stays bounded
+  and, when the encoder is slower than the game, the game slows to its pace.
   The encoder process has a process group of its own, so Ctrl-C at the terminal reaches the
   game's process alone, which then closes the file.
 * ``close()`` sends the stop and waits for the encoder to finish the file (a fraction of a
   second), even through further Ctrl-C presses; then every frame passed to ``write()`` is in
   the file and counted by ``frames_written``. A writer dropped without ``close()``, or whose
   program ends or dies, has its file finished by the encoder all the same (it sees the stop,
-  or the end of the socket). A writer given no frames leaves no file (PyAV creates it with
-  the first frame). Errors in the encoder come back to the writer: ``write()`` raises them
-  from then on, ``close()`` once.
+  or the end of the socket; a killed program's last batch was never sent). A writer given
+  no frames leaves no file (PyAV creates it with the first frame). Errors in the encoder
+  come back to the writer: ``write()`` raises them from then on, ``close()`` once.
 * Problems with the path, extension or scale raise ``NesbotError`` from the constructor, before
   any frame is written. A frame of the wrong shape or type is a programming error
   (``ValueError``).
@@ -50,7 +55,6 @@ import struct
 import subprocess
 import sys
 import weakref
-from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from fractions import Fraction
@@ -64,9 +68,9 @@ import av
 import cv2
 import numpy as np
 
+from nesbot._core.h264 import H264Writer
 from nesbot.errors import NesbotError
-from nesbot.h264_repeat import RepeatSplicer, stream_params
-from nesbot.overlay import SCREEN_HEIGHT, SCREEN_WIDTH, FrameInfo, Renderer, check_scale
+from nesbot.overlay import CELL, SCREEN_HEIGHT, SCREEN_WIDTH, FrameInfo, Renderer, check_scale
 from nesbot.pace import NTSC_RATE
 
 if TYPE_CHECKING:
@@ -77,26 +81,18 @@ DEFAULT_SCALE = 3  # 720 lines, a standard HD height
 
 @dataclass(frozen=True)
 class Format:
-    """How one extension is written: container, encoder and their options."""
+    """How one extension is written: container, codec, and the options of PyAV's encoder
+    and muxer. `written_here`: the pictures come from nesbot._core.h264, not PyAV."""
 
     container: str
     codec: str
     codec_options: dict[str, str]
     container_options: dict[str, str]
+    written_here: bool = False
 
 
 FORMATS: dict[str, Format] = {
-    # ultrafast: x264 at 720 lines then keeps up with the game on one core (~1 ms a frame);
-    # the NES's flat colours cost few bits anyway. A constant quantizer rather than CRF:
-    # CRF's per-frame cost estimate adds a third to x264's time, and QP 16 gives a smaller
-    # file at the same quality here (a decoded frame is ~48 dB from its 4:2:0 source, ~1 kB a
-    # frame at scale 3; tests/test_video.py).
-    ".mp4": Format(
-        "mp4",
-        "libx264",
-        {"preset": "ultrafast", "tune": "zerolatency", "qp": "16"},
-        {"movflags": "+faststart"},
-    ),
+    ".mp4": Format("mp4", "h264", {}, {"movflags": "+faststart"}, written_here=True),
     # VP9 in real-time mode: the good-quality modes encode a few frames per second at 720p.
     ".webm": Format(
         "webm",
@@ -105,14 +101,20 @@ FORMATS: dict[str, Format] = {
         {},
     ),
 }
-# x264 and libvpx would start a thread per core; the game needs one of the two cores the
-# project plans for, so the encoder runs in this module's thread alone.
+# libvpx would start a thread per core; the game needs one of the two cores the project
+# plans for, so the encoder runs in this module's thread alone.
 ENCODER_THREADS = 1
+# An IDR picture every 30 seconds: a browser seeks from the one before the time asked for,
+# decoding the pictures between (mostly skips, fast); each costs ~0.5 MB at 720 lines.
+KEYFRAME_INTERVAL = 1800
+_TIME_BASE = 1 / NTSC_RATE  # a frame's timestamp is its index
 # FFmpeg's codes for what cv2's RGB->I420 produces: BT.601 (SMPTE 170M) in limited range.
 _BT601, _LIMITED_RANGE = 6, 1
 # Frames that may wait for the encoder at scale 1 (184 KB each: ~12 MB); fewer at larger
 # scales, where each costs more to encode, so that close() drains in well under a second.
 QUEUE_FRAMES = 64
+# Frames sent to the encoder in one message (fewer when the queue is short).
+BATCH_FRAMES = 4
 _SCREEN_BYTES = SCREEN_HEIGHT * SCREEN_WIDTH * 3
 
 
@@ -175,25 +177,31 @@ class Yuv420Picture:
     pixels it covers: pixel art keeps its colours, and edges move by at most one picture pixel.
     The panel is converted only when its figures change, and of the screen only the band of
     rows that differ from the last frame's (about half of a game's frames repeat the one
-    before, and most others change a piece's few rows).
+    before, and most others change a piece's few rows). After `update`, `changed_rows`
+    (picture rows [top, bottom) of the NES picture) and `panel_changed` say what may differ
+    from the last frame's planes.
     """
 
     def __init__(self, renderer: Renderer) -> None:
         self.renderer = renderer
         self.width, self.height = renderer.width, renderer.height
-        self._planes = (
+        self.planes = (
             np.zeros((self.height, self.width), np.uint8),
             np.full((self.height // 2, self.width // 2), 128, np.uint8),
             np.full((self.height // 2, self.width // 2), 128, np.uint8),
         )
         self._last: np.ndarray | None = None  # the last screen converted, outlines included
         self._panel_for = None
+        self.changed_rows = (0, 0)
+        self.panel_changed = False
 
     def update(self, screen: np.ndarray, info: FrameInfo | None = None) -> bool:
         """Make the planes show this frame; False when it is the last frame again."""
         renderer = self.renderer
         native = renderer.screen(screen, info)
         top, bottom = self._changed_rows(native)
+        self.changed_rows = (top * renderer.scale, bottom * renderer.scale)
+        self.panel_changed = False
         changed = top < bottom
         if changed:
             ycbcr = cv2.transform(native[top:bottom], _BT601_RGB_TO_YCBCR)
@@ -203,22 +211,22 @@ class Yuv420Picture:
                 # Even rows: at every scale a band of them starts on a whole chroma row, and
                 # nearest neighbour maps it as it maps the whole screen.
                 rows = slice(top * s // half, bottom * s // half)
-                band = self._planes[index][rows, : renderer.nes_width // half]
+                band = self.planes[index][rows, : renderer.nes_width // half]
                 size = (band.shape[1], band.shape[0])
                 cv2.resize(source, size, dst=band, interpolation=cv2.INTER_NEAREST)
         if renderer.panel and info is not None and info.figures != self._panel_for:
-            changed = True
+            changed = self.panel_changed = True
             self._panel_for = info.figures
             panel = np.ascontiguousarray(renderer.panel_picture(info.figures))
             i420 = cv2.cvtColor(panel, cv2.COLOR_RGB2YUV_I420)
             height, width = self.height, renderer.panel_width
             chroma = (height // 2, width // 2)
             quarter = height // 4
-            self._planes[0][:, renderer.nes_width :] = i420[:height]
-            self._planes[1][:, renderer.nes_width // 2 :] = i420[height : height + quarter].reshape(
+            self.planes[0][:, renderer.nes_width :] = i420[:height]
+            self.planes[1][:, renderer.nes_width // 2 :] = i420[height : height + quarter].reshape(
                 chroma
             )
-            self._planes[2][:, renderer.nes_width // 2 :] = i420[height + quarter :].reshape(chroma)
+            self.planes[2][:, renderer.nes_width // 2 :] = i420[height + quarter :].reshape(chroma)
         return changed
 
     def _changed_rows(self, native: np.ndarray) -> tuple[int, int]:
@@ -240,7 +248,7 @@ class Yuv420Picture:
     def frame(self) -> av.VideoFrame:
         """A new yuv420p VideoFrame of the planes as they are (the encoder may keep it)."""
         frame = av.VideoFrame(self.width, self.height, "yuv420p")
-        for plane, data in zip(frame.planes, self._planes, strict=True):
+        for plane, data in zip(frame.planes, self.planes, strict=True):
             if plane.line_size == data.shape[1]:
                 plane.update(data)
             else:  # rows padded for alignment
@@ -262,9 +270,7 @@ class Encoder:
 
     The container is opened with the first frame (so a writer given no frames leaves no
     file). `finish()` writes what the encoder still holds and the index; it also runs after
-    an error, so that the frames before it play. In an H.264 stream that allows it, a frame
-    that repeats the last one is a skip picture made by nesbot.h264_repeat, not x264's work
-    (half of a game's frames; x264 takes ~1.4 ms over any frame at scale 3).
+    an error, so that the frames before it play.
     """
 
     def __init__(self, path: Path, scale: int, overlay: bool) -> None:
@@ -272,39 +278,48 @@ class Encoder:
         self.format = video_format(path)
         self.picture = Yuv420Picture(Renderer(scale, panel=overlay))
         self.frames = 0  # frames given to encode()
-        self.repeats = 0  # of those, frames written as repeats of the last
         self._container: av.container.OutputContainer | None = None
         self._stream: av.VideoStream | None = None
-        self._splicer: RepeatSplicer | None = None
-        # Frames given but not yet in the file, in order: True for a repeat, which waits for
-        # the codec's picture before it (a codec may hand pictures out some frames late).
-        self._unwritten: deque[bool] = deque()
-        self._written = 0  # frames in the file: the timestamp of the next
+        self._h264: H264Writer | None = None
+        if self.format.written_here:
+            width, height = self.picture.width, self.picture.height
+            self._h264 = H264Writer(width, height, CELL * scale, float(NTSC_RATE))
+            self._dirty = np.zeros((height // 16, width // 16), np.uint8)
+            self._panel_column = self.picture.renderer.nes_width // 16
 
-    def prepare(self, screen: np.ndarray, info: FrameInfo | None) -> av.VideoFrame | None:
-        """The video frame of a screen (a copy: the screen's memory may be reused after), or
-        None when it repeats the last frame and the stream can say so without the codec."""
-        changed = self.picture.update(screen, info)
-        if not changed and self._splicer is not None:
-            return None
-        return self.picture.frame()
+    def prepare(self, screen: np.ndarray, info: FrameInfo | None) -> av.VideoFrame | np.ndarray:
+        """What encode() needs of a screen, which the caller may reuse after: for PyAV's
+        encoder a VideoFrame, for the .mp4's writer the map of macroblocks that may differ
+        from the last frame (the planes themselves stay in `picture`)."""
+        picture = self.picture
+        picture.update(screen, info)
+        if self._h264 is None:
+            return picture.frame()
+        dirty = self._dirty
+        dirty.fill(0)
+        top, bottom = picture.changed_rows
+        if top < bottom:
+            dirty[top // 16 : (bottom + 15) // 16, : self._panel_column] = 1
+        if picture.panel_changed:
+            dirty[:, self._panel_column :] = 1
+        return dirty
 
-    def encode(self, frame: av.VideoFrame | None) -> None:
-        """Add a frame from prepare() (None: the last frame again)."""
+    def encode(self, prepared: av.VideoFrame | np.ndarray) -> None:
+        """Add the frame prepare() made ready."""
         if self._container is None:
             self._container, self._stream = self._open()
-        if frame is None:
-            self.repeats += 1
-            self._unwritten.append(True)
-            self._write_repeats()
+        if self._h264 is None:
+            prepared.pts = self.frames
+            self._container.mux(self._stream.encode(prepared))
         else:
-            frame.pts = self.frames
-            self._unwritten.append(False)
-            self._write(self._stream.encode(frame))
-            if self.frames == 0 and self.format.codec == "libx264":
-                # The codec is open: its parameters say whether repeats can be skip pictures.
-                params = stream_params(self._stream.codec_context.extradata)
-                self._splicer = RepeatSplicer(params) if params is not None else None
+            keyframe = self.frames % KEYFRAME_INTERVAL == 0
+            packet = av.Packet(self._h264.write(*self.picture.planes, prepared, keyframe))
+            packet.pts = packet.dts = self.frames
+            packet.duration = 1
+            packet.time_base = _TIME_BASE
+            packet.stream = self._stream
+            packet.is_keyframe = keyframe
+            self._container.mux(packet)
         self.frames += 1
 
     def finish(self) -> None:
@@ -312,48 +327,30 @@ class Encoder:
         if container is None:
             return
         try:
-            self._write(self._stream.encode(None))  # the frames x264 still holds
+            if self._h264 is None:
+                container.mux(self._stream.encode(None))  # the frames the codec still holds
         finally:
             self._container = None
             container.close()  # writes the index (and moves it to the front)
 
-    def _write(self, packets: list[av.Packet]) -> None:
-        """Mux the codec's packets, each followed by the repeats that wait for it."""
-        for packet in packets:
-            self._unwritten.popleft()
-            if self._splicer is not None:
-                packet = self._spliced(packet)
-            self._written += 1
-            self._container.mux(packet)
-            self._write_repeats()
-
-    def _write_repeats(self) -> None:
-        while self._unwritten and self._unwritten[0]:
-            self._unwritten.popleft()
-            packet = av.Packet(self._splicer.repeat())
-            packet.pts = packet.dts = self._written
-            packet.time_base = self._stream.codec_context.time_base  # as the codec's packets
-            packet.stream = self._stream
-            self._written += 1
-            self._container.mux(packet)
-
-    def _spliced(self, packet: av.Packet) -> av.Packet:
-        spliced = av.Packet(self._splicer.coded(bytes(packet)))
-        spliced.pts, spliced.dts = packet.pts, packet.dts
-        spliced.time_base, spliced.stream = packet.time_base, self._stream
-        spliced.is_keyframe = packet.is_keyframe
-        return spliced
-
     def _open(self) -> tuple[av.container.OutputContainer, av.VideoStream]:
         fmt = self.format
+        width, height = self.picture.width, self.picture.height
         container = av.open(
             str(self.path), mode="w", format=fmt.container, options=fmt.container_options
         )
         try:
+            if self._h264 is not None:
+                # The muxer takes the SPS and PPS from the first picture, which carries them.
+                stream = container.add_mux_stream(
+                    fmt.codec, rate=NTSC_RATE, width=width, height=height
+                )
+                stream.time_base = _TIME_BASE
+                return container, stream
             stream = container.add_stream(fmt.codec, rate=NTSC_RATE)
-            stream.width, stream.height = self.picture.width, self.picture.height
+            stream.width, stream.height = width, height
             stream.pix_fmt = "yuv420p"
-            stream.time_base = 1 / NTSC_RATE
+            stream.time_base = _TIME_BASE
             stream.options = dict(fmt.codec_options)
             context = stream.codec_context
             context.thread_count = ENCODER_THREADS
@@ -366,10 +363,12 @@ class Encoder:
 
 
 # Messages between VideoWriter and its encoder process (Connection.send_bytes).
-_FRAME = struct.Struct("<I")  # a frame in this slot; a pickled FrameInfo may follow
+# writer -> encoder: frames, a batch of records: a frame in this slot, then a pickled
+# FrameInfo of this many bytes (0: none).
+_FRAME = struct.Struct("<II")
 _STOP = b"stop"  # writer -> encoder: no more frames
 _READY = b"r"  # encoder -> writer: started, shared memory mapped
-_TAKEN = b"t"  # encoder -> writer: the oldest slot is free again
+_TAKEN = b"t"  # encoder -> writer: + how many (uint32) of the oldest slots are free again
 _ERROR = b"e"  # encoder -> writer: + the pickled exception; later frames are dropped
 _CLOSED = b"c"  # encoder -> writer: + frames in the file (uint32); the file is complete
 
@@ -385,6 +384,8 @@ def _encoder_process(path: str, scale: int, overlay: bool, memory: str, slots: i
     """The encoder process: frames arrive in shared memory, in slot order. It encodes every
     frame it is sent, even once the writer has stopped listening (a writer dropped without
     close() only sends the stop)."""
+    # OpenCV would spread a resize over every core, the game's too; the encoder keeps to one.
+    cv2.setNumThreads(1)
     shared = shared_memory.SharedMemory(name=memory, track=False)
     screens = np.ndarray((slots, SCREEN_HEIGHT, SCREEN_WIDTH, 3), np.uint8, buffer=shared.buf)
     encoder = Encoder(Path(path), scale, overlay)
@@ -398,21 +399,21 @@ def _encoder_process(path: str, scale: int, overlay: bool, memory: str, slots: i
                 break  # the writer's process ended without closing: finish the file
             if message == _STOP:
                 break
-            slot = _FRAME.unpack_from(message)[0]
-            info = pickle.loads(message[_FRAME.size :]) if len(message) > _FRAME.size else None
-            if not failed:
+            offset = taken = 0
+            while offset < len(message):
+                slot, info_size = _FRAME.unpack_from(message, offset)
+                offset += _FRAME.size
+                info = pickle.loads(message[offset : offset + info_size]) if info_size else None
+                offset += info_size
+                taken += 1
+                if failed:
+                    continue
                 try:
-                    frame = encoder.prepare(screens[slot], info)
+                    encoder.encode(encoder.prepare(screens[slot], info))
                 except Exception as error:
                     failed = True
                     _send_quietly(conn, _ERROR + _pickled_error(error))
-            _send_quietly(conn, _TAKEN)
-            if not failed:
-                try:
-                    encoder.encode(frame)
-                except Exception as error:
-                    failed = True
-                    _send_quietly(conn, _ERROR + _pickled_error(error))
+            _send_quietly(conn, _TAKEN + struct.pack("<I", taken))
     finally:
         try:
             encoder.finish()
@@ -486,18 +487,21 @@ class VideoWriter:
         self.format = video_format(self.path)
         self.scale = check_scale(scale)
         check_video_path(self.path)
-        try:
-            av.Codec(self.format.codec, "w")
-        except (av.codec.codec.UnknownCodecError, ValueError):
-            raise NesbotError(
-                f"cannot write video {self.path}: this PyAV has no {self.format.codec} encoder"
-            ) from None
+        if not self.format.written_here:
+            try:
+                av.Codec(self.format.codec, "w")
+            except (av.codec.codec.UnknownCodecError, ValueError):
+                raise NesbotError(
+                    f"cannot write video {self.path}: this PyAV has no {self.format.codec} encoder"
+                ) from None
         renderer = Renderer(self.scale, panel=overlay)
         self.width, self.height = renderer.width, renderer.height
         self._info = info if overlay else None
         self.frames_written = 0  # frames in the file; final once close() has returned
         self._slots = queue_frames(self.scale)
-        self._sent = 0  # frames sent to the encoder
+        self._sent = 0  # frames given to the encoder (some perhaps still in the batch)
+        self._batch: list[bytes] = []  # frames not yet sent: records of _FRAME
+        self._batch_frames = min(BATCH_FRAMES, self._slots // 2)
         self._taken = 0  # of those, how many it has copied out of shared memory
         self._closed = False
         self._finished = False  # the encoder said the file is complete
@@ -514,7 +518,7 @@ class VideoWriter:
         # Should the writer be dropped or the program end without close(), finish the file
         # anyway: the encoder would otherwise wait for frames forever.
         self._finalizer = weakref.finalize(
-            self, _finish_abandoned, self._conn, self._process, self._memory
+            self, _finish_abandoned, self._conn, self._process, self._memory, self._batch
         )
 
     def __call__(self, pad: int, emu: "Emulator") -> None:
@@ -529,31 +533,48 @@ class VideoWriter:
         np.copyto(self._free_slot(), screen)
         self._send(info)
 
+    def wait_started(self) -> None:
+        """Block until the encoder process is ready for frames. `play` starts the writer
+        before the ~40 s boot, by the end of which it is; a benchmark waits here, so that
+        it times the game as `play` plays it."""
+        while not self._ready and self._receive(wait=True):
+            pass
+        self._raise_encoder_error()
+
     def _free_slot(self) -> np.ndarray:
         """The shared-memory slot of the next frame, once the encoder has taken it."""
         if self._closed:
             raise ValueError(f"the video {self.path} is already closed")
         # The first frame waits for the encoder to have started (it has, after a boot): until
         # it has mapped the shared memory, the memory must outlive this process.
-        while not self._ready and self._receive(wait=True):
-            pass
+        self.wait_started()
         # The encoder's receipts are read only once half the slots may be taken, not after
         # every frame: each read is a few system calls (~0.1 ms, 5% of a frame's work).
         waiting = self._sent - self._taken
         if waiting >= self._slots // 2:
+            self._send_batch()  # the encoder must have every frame it is waited for
             self._receive(wait=waiting >= self._slots)
         self._raise_encoder_error()
         return self._screens[self._sent % self._slots]
 
     def _send(self, info: FrameInfo | None) -> None:
-        message = _FRAME.pack(self._sent % self._slots)
-        if info is not None:
-            message += pickle.dumps(info, pickle.HIGHEST_PROTOCOL)
-        try:
-            self._conn.send_bytes(message)
-        except OSError:
-            raise self._encoder_gone() from None
+        pickled = pickle.dumps(info, pickle.HIGHEST_PROTOCOL) if info is not None else b""
+        self._batch.append(_FRAME.pack(self._sent % self._slots, len(pickled)) + pickled)
         self._sent += 1
+        if len(self._batch) >= self._batch_frames:
+            self._send_batch()
+
+    def _send_batch(self) -> None:
+        """Send the frames not yet sent, in one message: each message wakes the encoder
+        process, and on a virtual machine a wake-up costs the game as much as the frame's
+        encoding."""
+        if self._batch:
+            try:
+                self._conn.send_bytes(b"".join(self._batch))
+            except OSError:
+                raise self._encoder_gone() from None
+            finally:
+                self._batch.clear()
 
     def close(self) -> None:
         """Finish the file (idempotent). Raises an error the encoder met, unless write()
@@ -562,7 +583,10 @@ class VideoWriter:
             self._closed = True
             interrupted: KeyboardInterrupt | None = None
             with contextlib.suppress(OSError):  # the encoder is gone: its file is what there is
+                if self._batch:
+                    self._conn.send_bytes(b"".join(self._batch))
                 self._conn.send_bytes(_STOP)
+            self._batch.clear()
             # A second Ctrl-C must not abandon the wait: the file is only playable once the
             # encoder has written its index, which comes within queue_frames() encodes.
             while True:
@@ -605,8 +629,8 @@ class VideoWriter:
                 self._finished = True
                 return False
             wait = False
-            if message == _TAKEN:
-                self._taken += 1
+            if message.startswith(_TAKEN):
+                self._taken += struct.unpack("<I", message[len(_TAKEN) :])[0]
             elif message == _READY:
                 self._ready = True
             elif message.startswith(_ERROR):
@@ -634,9 +658,11 @@ class VideoWriter:
             raise self._error
 
 
-def _finish_abandoned(conn, process, memory) -> None:
+def _finish_abandoned(conn, process, memory, batch: list[bytes]) -> None:
     """A writer dropped without close(): let its encoder finish the file, then clean up."""
     with contextlib.suppress(OSError):
+        if batch:
+            conn.send_bytes(b"".join(batch))
         conn.send_bytes(_STOP)
         conn.close()
     process.wait()

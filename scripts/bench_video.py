@@ -3,16 +3,19 @@
 Boots once, saves the game's first frame, and lets a fresh bot play the same frames from
 there, in turn: without video, with `--video` (H.264, scale 3), and with `--video --overlay`.
 Each timing runs from the game's first frame until the video file is closed (the encoder's
-queue drained and the index written), so the figure is what a user waits. The runs are
-interleaved for `--rounds` rounds and the median of each kind is taken, so that a burst of
-other work on the machine falls on one run, not on one kind. It also prints the CPU time per
-frame of the game's thread and of the encoder process: the wall-clock ratio needs the
-second core free, and the load average says whether it was.
+queue drained and the index written), so the figure is what a user waits; the encoder
+process has started before, as in `play`, which starts it before the boot. The kinds take
+turns for `--rounds` rounds; a kind's share is the median over the rounds of its speed
+against the round's run without video, so that a slow spell of the machine, which falls on
+one round, does not tilt one kind. It also prints the CPU time per frame of the game's
+thread and of the encoder process: the wall-clock ratio needs the second core free, and the
+load average says whether it was.
 
-.venv/bin/python scripts/bench_video.py [--frames 6000] [--rounds 3] [--seed 4]
+.venv/bin/python scripts/bench_video.py [--frames 6000] [--rounds 5] [--seed 4]
 """
 
 import argparse
+import contextlib
 import os
 import resource
 import statistics
@@ -29,20 +32,23 @@ KINDS = ("no video", "--video", "--video --overlay")
 
 
 def timed_game(game: BootedGame, frames: int, kind: str, folder: Path):
-    """Seconds for `frames` frames of the bot's game from its first frame, and the result."""
+    """Seconds for `frames` frames of the bot's game from its first frame, and the result.
+
+    As `play` does, the video writer is started before the game (play starts it before the
+    boot), and the clock stops once the file is closed."""
     bot, watch = fresh_bot(game)
     emu, setup, rom = game.emu, game.setup, game.rom
     path = folder / f"{kind.replace(' ', '_').strip('-')}.mp4"
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = time.thread_time()
-    started = time.perf_counter()
-    if kind == "no video":
-        result = play_game(emu, setup, rom, bot, max_frames=frames, watch=watch)
-    else:
-        overlay = "overlay" in kind
-        with VideoWriter(path, overlay=overlay, info=watch.info) as writer:
+    with contextlib.ExitStack() as stack:
+        if kind != "no video":
+            writer = VideoWriter(path, overlay="overlay" in kind, info=watch.info)
+            stack.enter_context(writer)
+            writer.wait_started()
             emu.observers.append(writer)
-            result = play_game(emu, setup, rom, bot, max_frames=frames, watch=watch)
+        cpu = time.thread_time()
+        started = time.perf_counter()
+        result = play_game(emu, setup, rom, bot, max_frames=frames, watch=watch)
     seconds = time.perf_counter() - started
     game_cpu = time.thread_time() - cpu
     after = resource.getrusage(resource.RUSAGE_CHILDREN)  # the encoder, once it has ended
@@ -57,7 +63,7 @@ def timed_game(game: BootedGame, frames: int, kind: str, folder: Path):
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--frames", type=int, default=6000, help="game frames per run (6000)")
-    parser.add_argument("--rounds", type=int, default=3, help="runs of each kind (3)")
+    parser.add_argument("--rounds", type=int, default=5, help="runs of each kind (5)")
     add_game_options(parser)
     args = parser.parse_args()
 
@@ -65,8 +71,9 @@ def main() -> None:
     cpu: dict[str, list[tuple[float, float]]] = {kind: [] for kind in KINDS}
     with booted_game(args) as game, tempfile.TemporaryDirectory() as folder:
         results = set()
-        for _ in range(args.rounds):
-            for kind in KINDS:
+        for round_ in range(args.rounds):
+            # Each round starts with another kind, so that none always runs first or last.
+            for kind in KINDS[round_ % 3 :] + KINDS[: round_ % 3]:
                 spent, game_cpu, encoder_cpu, result = timed_game(
                     game, args.frames, kind, Path(folder)
                 )
@@ -76,16 +83,19 @@ def main() -> None:
     if len(results) != 1:
         raise SystemExit(f"the runs played different games: {sorted(results)}")
     frames, score, lines = results.pop()
-    base = statistics.median(seconds["no video"])
     print(f"game: seed {args.seed}, {frames} frames, score {score}, lines {lines}")
     for kind in KINDS:
         spent = statistics.median(seconds[kind])
-        runs = " ".join(f"{frames / s:.0f}" for s in seconds[kind])
+        # Each round's own ratio: the runs of a round are seconds apart, so a slow spell of
+        # the machine falls on all of its kinds alike.
+        shares = [b / s for s, b in zip(seconds[kind], seconds["no video"], strict=True)]
+        runs = " ".join(f"{share:.0%}" for share in shares)
         game_ms = statistics.median(g for g, _ in cpu[kind]) / frames * 1e3
         encoder_ms = statistics.median(e for _, e in cpu[kind]) / frames * 1e3
         print(
-            f"{kind:<18} {frames / spent:6.1f} frames/s  ({base / spent:.1%} of no video; "
-            f"runs: {runs}); CPU per frame: game {game_ms:.2f} ms, encoder {encoder_ms:.2f} ms"
+            f"{kind:<18} {frames / spent:6.1f} frames/s  ({statistics.median(shares):.1%} of no "
+            f"video, median of the rounds: {runs}); CPU per frame: game {game_ms:.2f} ms, "
+            f"encoder {encoder_ms:.2f} ms"
         )
     # The wall-clock figures need the second core free; on a shared machine the CPU times
     # say what two free cores would give: the slower of game and encoder sets the pace.
