@@ -111,26 +111,30 @@ def test_only_the_blocks_said_to_change_are_looked_at(tmp_path: Path) -> None:
 
 
 def test_a_real_game_decodes_to_the_pictures_given(emulator, new_game, tmp_path: Path) -> None:
-    """300 frames of a bot's game through the .mp4 path (Encoder, dirty maps from the
-    screen's changed rows, an IDR picture every 100 frames here): every decoded frame is the
-    encoder's picture, sample for sample."""
+    """300 frames of a bot's game through the .mp4 path with the overlay (Encoder, dirty
+    maps from the screen's changed rows and the panel's figures, an IDR picture every 100
+    frames here): every decoded frame is the encoder's picture, sample for sample."""
     from nesbot import video
     from nesbot.bot import Bot
+    from nesbot.watch import GameWatch
 
     new_game(19, seed=7)
     bot = Bot()
+    watch = GameWatch(emulator.ram, bot)
+    emulator.observers.append(watch)
     path = tmp_path / "game.mp4"
-    encoder = Encoder(path, scale=2, overlay=False)
+    encoder = Encoder(path, scale=2, overlay=True)
     given = []
     original = video.KEYFRAME_INTERVAL
     video.KEYFRAME_INTERVAL = 100
     try:
         for _ in range(300):
             emulator.step(bot(emulator.ram, emulator.frame))
-            encoder.encode(encoder.prepare(emulator.screen, None))
+            encoder.encode(encoder.prepare(emulator.screen, watch.info()))
             given.append(tuple(plane.copy() for plane in encoder.picture.planes))
     finally:
         video.KEYFRAME_INTERVAL = original
+        emulator.observers.clear()
         encoder.finish()
     decoded = decode(path)
     assert len(decoded) == 300
