@@ -19,7 +19,7 @@ Every picture therefore decodes to exactly the yuv420p planes it was given, so t
 keeps no reconstruction. Motion is in whole, even pixels (chroma moves by whole samples), and
 never points outside the picture.
 
-The stream is Constrained Baseline: CAVLC, one slice per picture, one reference picture,
+The stream is Constrained Baseline: CAVLC, one slice per picture, four reference pictures,
 picture order from frame_num (pic_order_cnt_type 2), the deblocking filter off (it would
 change exact samples), BT.601 limited-range colour in the VUI. The first access unit carries
 the SPS and PPS before its slice (an MP4 muxer moves them to the sample description). Access
@@ -359,7 +359,7 @@ cdef class H264Writer:
         const unsigned char[:, ::1] u,
         const unsigned char[:, ::1] v,
     ) noexcept nogil:
-        cdef int mbx, mby, index, mode
+        cdef int mbx, mby
         put_ue(w, 0)  # first_mb_in_slice
         put_ue(w, SLICE_I)
         put_ue(w, 0)  # pic_parameter_set_id
@@ -372,14 +372,7 @@ cdef class H264Writer:
         self.skipped = self.moved = self.predicted = self.raw = 0
         for mby in range(self.mb_height):
             for mbx in range(self.mb_width):
-                index = mby * self.mb_width + mbx
-                self.ref_idx[index] = -1
-                self.mv_x[index] = self.mv_y[index] = 0
-                mode = self._intra_mode(y, u, v, mbx, mby)
-                if mode >= 0:
-                    self._intra_block(w, mbx, mby, mode, 0)
-                else:
-                    self._pcm_block(w, y, u, v, mbx, mby, 0)
+                self._intra_macroblock(w, y, u, v, mbx, mby, 0)
         trailing_bits(w)
         # Every reference before the IDR picture is gone, and each slot must be refilled
         # whole when its turn comes (see _keep_reference).
@@ -395,7 +388,7 @@ cdef class H264Writer:
         const unsigned char[:, ::1] v,
         const unsigned char[:, ::1] dirty,
     ) noexcept nogil:
-        cdef int mbx, mby, index, run = 0, mode, i, count
+        cdef int mbx, mby, index, run = 0, i, count
         cdef int pred_x, pred_y, skip_x, skip_y, dx, dy, ref
         cdef bint unchanged, found
         cdef int candidates_x[MAX_CANDIDATES]
@@ -423,9 +416,7 @@ cdef class H264Writer:
                 ):
                     run += 1
                     self.skipped += 1
-                    self.ref_idx[index] = 0
-                    self.mv_x[index], self.mv_y[index] = skip_x, skip_y
-                    self.is_pcm[index] = 0
+                    self._record_inter(index, 0, skip_x, skip_y)
                     continue
                 put_ue(w, run)  # mb_skip_run before a coded macroblock
                 run = 0
@@ -451,17 +442,9 @@ cdef class H264Writer:
                     put_se(w, dy - pred_y)
                     put_ue(w, 0)  # coded_block_pattern: inter 0 is codeNum 0
                     self.moved += 1
-                    self.ref_idx[index] = ref
-                    self.mv_x[index], self.mv_y[index] = dx, dy
-                    self.is_pcm[index] = 0
+                    self._record_inter(index, ref, dx, dy)
                     continue
-                self.ref_idx[index] = -1
-                self.mv_x[index] = self.mv_y[index] = 0
-                mode = self._intra_mode(y, u, v, mbx, mby)
-                if mode >= 0:
-                    self._intra_block(w, mbx, mby, mode, INTRA_IN_P)
-                else:
-                    self._pcm_block(w, y, u, v, mbx, mby, INTRA_IN_P)
+                self._intra_macroblock(w, y, u, v, mbx, mby, INTRA_IN_P)
         if run:
             put_ue(w, run)
         trailing_bits(w)
@@ -496,6 +479,33 @@ cdef class H264Writer:
         self.references = min(self.references + 1, REFERENCES)
 
     # -- macroblocks -----------------------------------------------------------------------
+
+    cdef inline void _record_inter(self, int index, int ref, int mv_x, int mv_y) noexcept nogil:
+        """What later blocks' predictions read of an inter block (skipped or moved)."""
+        self.ref_idx[index] = ref
+        self.mv_x[index], self.mv_y[index] = mv_x, mv_y
+        self.is_pcm[index] = 0
+
+    cdef void _intra_macroblock(
+        self,
+        Bits* w,
+        const unsigned char[:, ::1] y,
+        const unsigned char[:, ::1] u,
+        const unsigned char[:, ::1] v,
+        int mbx,
+        int mby,
+        int type_offset,
+    ) noexcept nogil:
+        """An intra block: an exact I_16x16 prediction if there is one, else its samples.
+        For the neighbours' predictions it has refIdx -1 and no motion."""
+        cdef int index = mby * self.mb_width + mbx
+        cdef int mode = self._intra_mode(y, u, v, mbx, mby)
+        self.ref_idx[index] = -1
+        self.mv_x[index] = self.mv_y[index] = 0
+        if mode >= 0:
+            self._intra_block(w, mbx, mby, mode, type_offset)
+        else:
+            self._pcm_block(w, y, u, v, mbx, mby, type_offset)
 
     cdef bint _same(
         self,
