@@ -33,14 +33,18 @@ play: $(VENV)/.installed-demo
 # Tests run in parallel, one pytest-xdist worker per core (PYTEST_WORKERS=0: in one process);
 # each worker boots its own emulator once. --durations lists where the time went.
 PYTEST_WORKERS ?= auto
-test: $(VENV)/.installed-test
-	$(VENV)/bin/ruff check nesbot tests scripts
-	$(VENV)/bin/ruff format --check nesbot tests scripts
+test: lint
 	$(VENV)/bin/python -m pytest -q -n $(PYTEST_WORKERS) --dist loadgroup --durations=15
 
+# ruff; mypy on the package with its stubs for the compiled core (pyproject.toml); and
+# stubtest, which checks those stubs against the compiled modules themselves.
+STUBBED := $(patsubst cython_core/%.pyi,nesbot._core.%,$(wildcard cython_core/*.pyi))
 lint: $(VENV)/.installed-test
-	$(VENV)/bin/ruff check nesbot tests scripts
-	$(VENV)/bin/ruff format --check nesbot tests scripts
+	$(VENV)/bin/ruff check nesbot tests scripts cython_core
+	$(VENV)/bin/ruff format --check nesbot tests scripts cython_core
+	$(VENV)/bin/mypy
+	$(PY) -m mypy.stubtest --mypy-config-file pyproject.toml --ignore-missing-stub \
+		--allowlist tests/stubtest_allowlist.txt $(STUBBED)
 
 bench: $(VENV)/.installed-test
 	$(PY) scripts/bench_sim.py

@@ -1,8 +1,11 @@
 """Build the Cython extensions; all metadata lives in pyproject.toml.
 
-The sources live in cython_core/; they are built and installed as the package nesbot._core
-(nesbot/_core is a link to cython_core), so an installed nesbot adds only `nesbot` to a
-user's environment and every cimport names the package the module is installed as.
+The sources live in cython_core/; they are built and installed as the package nesbot._core, so
+an installed nesbot adds only `nesbot` to a user's environment and every cimport names the
+package the module is installed as. In a checkout nesbot/_core is a link to cython_core; in the
+sdist it is a plain directory (the sdist has no cython_core/), so the sources are found through
+nesbot/_core in both. The sdist carries the .pyx, .pxd and .h sources only: the C that Cython
+makes from them is made again by every build (MANIFEST.in keeps it out).
 """
 
 from pathlib import Path
@@ -10,16 +13,20 @@ from pathlib import Path
 from Cython.Build import cythonize
 from setuptools import Extension, setup
 
-HERE = Path(__file__).parent
+CORE = "nesbot/_core"  # relative: setuptools wants relative source paths
+SOURCES = sorted((Path(__file__).parent / CORE).glob("*.pyx"))
+if not SOURCES:
+    # A wheel without its compiled core installs but cannot be imported: fail the build.
+    raise SystemExit(f"setup.py: no Cython sources (*.pyx) in {CORE}")
 
 extensions = [
     Extension(
         f"nesbot._core.{pyx.stem}",
-        [f"nesbot/_core/{pyx.name}"],
-        include_dirs=["cython_core"],
+        [f"{CORE}/{pyx.name}"],
+        include_dirs=[CORE],
         extra_compile_args=["-O3"],
     )
-    for pyx in sorted((HERE / "cython_core").glob("*.pyx"))
+    for pyx in SOURCES
 ]
 
 setup(

@@ -22,6 +22,12 @@ from nesbot._core.rules cimport (
 
 SCORE_CAP = C_SCORE_CAP  # the score the ROM stops at: 999,999
 
+
+def board_text(rows) -> str:
+    """Row masks (bit c = column c), top row first, as `nesbot explain` reads a board:
+    one line of 10 cells per row, '#' filled, '.' empty."""
+    return "\n".join("".join("#" if m >> c & 1 else "." for c in range(10)) for m in rows)
+
 # Fields of state(): scalar members of the C structs, by name.
 _PIECE_FIELDS = ("x", "y", "orientation", "fall_timer", "das", "soft", "hold_down_points")
 _GAME_FIELDS = (
@@ -135,6 +141,11 @@ cdef class Game:
             "line_clear_stats": [g.line_clear_stats[i] for i in range(4)],
             "piece_stats": [g.piece_stats[i] for i in range(14)],
         }
+
+    def __str__(self) -> str:
+        """The playfield's rows 0-19 as `nesbot explain` reads a board (board_text); the
+        falling piece is not drawn."""
+        return board_text([self.g.board.rows[r] for r in range(BOARD_HIDDEN, BOARD_ROWS)])
 
     def copy(self) -> Game:
         """An independent copy (one memcpy)."""

@@ -21,9 +21,14 @@ never points outside the picture.
 
 The stream is Constrained Baseline: CAVLC, one slice per picture, four reference pictures,
 picture order from frame_num (pic_order_cnt_type 2), the deblocking filter off (it would
-change exact samples), BT.601 limited-range colour in the VUI. The first access unit carries
-the SPS and PPS before its slice (an MP4 muxer moves them to the sample description). Access
-units are Annex B byte streams.
+change exact samples), BT.601 limited-range colour in the VUI. Every IDR access unit carries
+the SPS and PPS before its slice, so that a player can start at any IDR picture (an MP4 muxer
+also keeps the first pair in the sample description; repeating identical parameter sets in
+the stream is allowed). Access units are Annex B byte streams.
+
+The level (choose_level) is the lowest whose every limit holds whatever the pictures are:
+an IDR picture of noise is all I_PCM, and A.3.1's minimum compression ratio must allow it
+even as the first access unit.
 """
 
 from libc.string cimport memcmp, memcpy
@@ -46,32 +51,116 @@ cdef enum:
     # Reference pictures: the last four. A Tetris flashes the screen on one frame in four,
     # so each picture of the flash repeats the one four frames before.
     REFERENCES = 4
+    # The farthest motions tried, in NES cells (_candidates): content that moved down up to
+    # four rows (motion up to four cells up), up one row, or one column either way. No motion
+    # vector, tried or predicted (a median of these), goes beyond them, and _same refuses
+    # any that would: the SPS says so in log2_max_mv_length_*, and the level allows it.
+    CELLS_UP = 4
+    CELLS_DOWN = 1
+    CELLS_ACROSS = 1
 
-# (level_idc, max macroblocks per second, max frame size, max decoded picture buffer, both
-# in macroblocks): H.264 Table A-1.
+# H.264 Table A-1 (Rec. ITU-T H.264 (08/2021); levels 6-6.2 since the 10/2016 edition), in
+# order: level_idc, MaxMBPS (macroblocks/s), MaxFS (macroblocks), MaxDpbMbs (macroblocks),
+# MaxBR (1000 bit/s for Baseline's VCL HRD, 1200 for its NAL HRD: E.2.2), MaxCPB (1000 or
+# 1200 bits), MaxVmvR (luma samples), MinCR, MaxMvsPer2Mb (0 where the table has "-").
+# Level 1b (level_idc 11 with constraint_set3_flag) is left out: its frame size is level 1's
+# 99 macroblocks, less than any picture here.
 LEVELS = (
-    (10, 1485, 99, 396), (11, 3000, 396, 900), (12, 6000, 396, 2376),
-    (13, 11880, 396, 2376), (20, 11880, 396, 2376), (21, 19800, 792, 4752),
-    (22, 20250, 1620, 8100), (30, 40500, 1620, 8100), (31, 108000, 3600, 18000),
-    (32, 216000, 5120, 20480), (40, 245760, 8192, 32768), (42, 522240, 8704, 34816),
-    (50, 589824, 22080, 110400), (51, 983040, 36864, 184320), (52, 2073600, 36864, 184320),
-    (60, 4177920, 139264, 696320), (61, 8355840, 139264, 696320),
-    (62, 16711680, 139264, 696320),
+    (10, 1485, 99, 396, 64, 175, 64, 2, 0),
+    (11, 3000, 396, 900, 192, 500, 128, 2, 0),
+    (12, 6000, 396, 2376, 384, 1000, 128, 2, 0),
+    (13, 11880, 396, 2376, 768, 2000, 128, 2, 0),
+    (20, 11880, 396, 2376, 2000, 2000, 128, 2, 0),
+    (21, 19800, 792, 4752, 4000, 4000, 256, 2, 0),
+    (22, 20250, 1620, 8100, 4000, 4000, 256, 2, 0),
+    (30, 40500, 1620, 8100, 10000, 10000, 256, 2, 32),
+    (31, 108000, 3600, 18000, 14000, 14000, 512, 4, 16),
+    (32, 216000, 5120, 20480, 20000, 20000, 512, 4, 16),
+    (40, 245760, 8192, 32768, 20000, 25000, 512, 4, 16),
+    (41, 245760, 8192, 32768, 50000, 62500, 512, 2, 16),
+    (42, 522240, 8704, 34816, 50000, 62500, 512, 2, 16),
+    (50, 589824, 22080, 110400, 135000, 135000, 512, 2, 16),
+    (51, 983040, 36864, 184320, 240000, 240000, 512, 2, 16),
+    (52, 2073600, 36864, 184320, 240000, 240000, 512, 2, 16),
+    (60, 4177920, 139264, 696320, 240000, 240000, 8192, 2, 16),
+    (61, 8355840, 139264, 696320, 480000, 480000, 8192, 2, 16),
+    (62, 16711680, 139264, 696320, 800000, 800000, 8192, 2, 16),
 )
 # Colour description in the VUI: BT.601 (SMPTE 170M) primaries, transfer and matrix.
 BT601 = 6
+# The most an I_PCM macroblock takes besides its samples: mb_skip_run ue(0) in a P slice (1
+# bit), mb_type (9 bits: ue(25) in an I slice, ue(30) in a P slice) and pcm_alignment_zero_bits
+# (at most 7): under 3 bytes. And the most an access unit takes besides its macroblocks: the
+# SPS (about 20 bytes), the PPS (5), the slice's NAL header, slice header and trailing bits,
+# and an emulation-prevention byte or two among their bits.
+PCM_HEADER_BYTES = 3
+ACCESS_UNIT_OVERHEAD = 64
 
 
-def level_for(int macroblocks, double rate):
-    """The lowest level whose frame size, macroblock rate and picture buffer take this
-    picture and its reference pictures."""
-    for level, per_second, frame, buffer in LEVELS:
-        fits_buffer = macroblocks * REFERENCES <= buffer
-        if macroblocks <= frame and macroblocks * rate <= per_second and fits_buffer:
-            # Neither side may exceed sqrt(8 * MaxFS) macroblocks (A.3.1 f, g): never binding
-            # for the NES's 16:15 picture (with or without the overlay panel) at these sizes.
+def worst_access_unit_bytes(int macroblocks):
+    """The most bytes (NumBytesInNALunit summed over the SPS, PPS and slice) an access unit
+    of this many macroblocks can take: every macroblock I_PCM. No emulation-prevention byte
+    falls among the samples, since that needs two zero bytes: the samples are in the limited
+    range the VUI declares (16-235, 16-240; below and above that, BT.601 still reserves
+    codes 0 and 255), so none is 0."""
+    return macroblocks * (PCM_BYTES + PCM_HEADER_BYTES) + ACCESS_UNIT_OVERHEAD
+
+
+def choose_level(int width_mbs, int height_mbs, double rate, int refs, double motion):
+    """The lowest level_idc of Table A-1 whose every limit in A.3.1 that the writer's choices
+    decide holds for a `width_mbs` x `height_mbs` picture at `rate` pictures a second with
+    `refs` reference frames (max_num_ref_frames and max_dec_frame_buffering) and motion
+    vector components of at most `motion` luma samples either way, whatever the pictures:
+
+    * e-g: the frame size within MaxFS, and each side within sqrt(8 * MaxFS);
+    * a, b: a picture every 1/rate seconds, no sooner than PicSizeInMbs / MaxMBPS and fR
+      (1/172; 1/300 at levels 6-6.2) allow;
+    * h: refs frames within MaxDpbFrames = Min(MaxDpbMbs / PicSizeInMbs, 16);
+    * k, l: motion within MaxVmvR vertically, 2048 (8192 from level 6) horizontally;
+    * m: MaxMvsPer2Mb: the writer's macroblocks have one motion vector each (P_L0_16x16,
+      P_Skip) or none, two in any two, within every level's limit;
+    * n: at most 3200 bits of macroblock_layer(): I_PCM, the largest, takes 9 + 7 + 3072;
+    * c, d: MinCR: the largest access unit (worst_access_unit_bytes) within 384 *
+      Max(PicSizeInMbs, fR * MaxMBPS) / MinCR bytes as the first access unit (its removal
+      time tr(0) taken as its nominal one, the least the limit can be), and within
+      384 * MaxMBPS * (1 / rate) / MinCR as any later one.
+
+    MaxBR and MaxCPB (item i, j) are left out: an IDR picture of noise at every IDR would
+    pass any bit rate a level allows at 60 pictures a second. They hold for what the NES
+    shows, whose pictures are mostly skips: a statistical bound, which
+    tests/test_h264_level.py checks on a recorded game with the HRD's CPB model.
+    """
+    cdef int macroblocks = width_mbs * height_mbs
+    cdef double f_r, interval = 1.0 / rate
+    worst = worst_access_unit_bytes(macroblocks)
+    for level, mbps, frame, dpb, _, _, vmv_r, min_cr, _ in LEVELS:
+        f_r = 1.0 / 300 if level >= 60 else 1.0 / 172
+        if (
+            macroblocks <= frame
+            and width_mbs * width_mbs <= 8 * frame
+            and height_mbs * height_mbs <= 8 * frame
+            and interval >= max(macroblocks / <double>mbps, f_r)
+            and refs <= min(dpb // macroblocks, 16)
+            and motion <= vmv_r - 0.25
+            and motion <= (8191.75 if level >= 60 else 2047.75)
+            and worst <= 384 * max(macroblocks, f_r * mbps) / min_cr
+            and worst <= 384 * mbps * interval / min_cr
+        ):
             return level
-    raise ValueError(f"no H.264 level takes {macroblocks} macroblocks at {rate} per second")
+    raise ValueError(
+        f"no H.264 level takes {width_mbs}x{height_mbs} macroblocks at {rate} per second"
+    )
+
+
+def log2_max_mv_length(int low, int high):
+    """log2_max_mv_length_* (E.2.1) for motion vector components from `low` to `high`
+    quarter samples: the least n whose range -2^n to 2^n - 1 holds them (0-15)."""
+    cdef int n = 0
+    while n < 15 and (low < -(1 << n) or high > (1 << n) - 1):
+        n += 1
+    if low < -(1 << n) or high > (1 << n) - 1:
+        raise ValueError(f"motion from {low} to {high} quarter samples is beyond 2^15")
+    return n
 
 
 cdef struct Bits:
@@ -201,6 +290,9 @@ cdef class H264Writer:
     cdef readonly int width, height, mb_width, mb_height, level
     cdef readonly double rate
     cdef readonly int cell  # a NES cell's size in picture pixels: the motions worth trying
+    # The motion vector components the writer may use, in quarter samples: x within
+    # +-reach_x, y from -reach_up to reach_down; and the SPS's log2_max_mv_length_* for them.
+    cdef readonly int reach_x, reach_up, reach_down, log2_mv_x, log2_mv_y
     # What the last picture used, for tests and figures: macroblocks of each kind.
     cdef readonly int skipped, moved, predicted, raw
     # The reference pictures, as decoded, in a ring: refIdx 0, the last picture, is in slot
@@ -213,13 +305,20 @@ cdef class H264Writer:
     cdef unsigned char[::1] is_pcm  # per macroblock (its blocks count 16 coefficients)
     cdef unsigned char[::1] rbsp, payload
     cdef int frame_num, idr_pic_id, pictures
+    cdef bytes sets  # the SPS and PPS, before every IDR picture
 
     def __init__(self, int width, int height, int cell, double rate):
         if width % 16 or height % 16 or width <= 0 or height <= 0:
             raise ValueError(f"a picture of whole macroblocks is needed, not {width}x{height}")
         self.width, self.height, self.cell, self.rate = width, height, cell, rate
         self.mb_width, self.mb_height = width // 16, height // 16
-        self.level = level_for(self.mb_width * self.mb_height, rate)
+        self.reach_x = 4 * CELLS_ACROSS * cell
+        self.reach_up, self.reach_down = 4 * CELLS_UP * cell, 4 * CELLS_DOWN * cell
+        self.log2_mv_x = log2_max_mv_length(-self.reach_x, self.reach_x)
+        self.log2_mv_y = log2_max_mv_length(-self.reach_up, self.reach_down)
+        self.level = choose_level(
+            self.mb_width, self.mb_height, rate, REFERENCES, max(self.reach_up, self.reach_x) / 4
+        )
         self.ref_y = np.zeros((REFERENCES, height, width), np.uint8)
         self.ref_u = np.zeros((REFERENCES, height // 2, width // 2), np.uint8)
         self.ref_v = np.zeros((REFERENCES, height // 2, width // 2), np.uint8)
@@ -235,10 +334,12 @@ cdef class H264Writer:
         self.rbsp = np.zeros(capacity, np.uint8)
         self.payload = np.zeros(capacity + capacity // 2 + 16, np.uint8)
         self.pictures = 0
+        self.sets = self._nal(NAL_SPS, self._sps()) + self._nal(NAL_PPS, self._pps())
 
     def parameter_sets(self) -> bytes:
-        """The SPS and PPS, as Annex B NAL units."""
-        return self._nal(NAL_SPS, self._sps()) + self._nal(NAL_PPS, self._pps())
+        """The SPS and PPS, as Annex B NAL units: the first NAL units of every IDR access
+        unit."""
+        return self.sets
 
     def write(
         self,
@@ -266,7 +367,7 @@ cdef class H264Writer:
             with nogil:
                 self._idr_slice(&w, y, u, v)
             self.idr_pic_id = (self.idr_pic_id + 1) % 2  # consecutive IDRs must differ
-            head = self.parameter_sets() if self.pictures == 0 else b""
+            head = self.sets  # so that decoding can start at any IDR picture
         else:
             self.frame_num = (self.frame_num + 1) % (1 << LOG2_MAX_FRAME_NUM)
             with nogil:
@@ -320,12 +421,14 @@ cdef class H264Writer:
         put(&w, 0, 1)  # pic_struct_present_flag
         put(&w, 1, 1)  # bitstream_restriction_flag: a decoder may show each picture at once
         put(&w, 1, 1)  # motion_vectors_over_pic_boundaries_flag
-        put_ue(&w, 0)  # max_bytes_per_pic_denom: no limit
-        put_ue(&w, 0)  # max_bits_per_mb_denom: no limit
-        put_ue(&w, 16)  # log2_max_mv_length_horizontal
-        put_ue(&w, 16)  # log2_max_mv_length_vertical
-        put_ue(&w, 0)  # max_num_reorder_frames
-        put_ue(&w, REFERENCES)  # max_dec_frame_buffering
+        # The ranges are E.2.1's; choose_level keeps max_dec_frame_buffering within the
+        # level's MaxDpbFrames (A.3.1 h).
+        put_ue(&w, 0)  # max_bytes_per_pic_denom (0-16): no limit (an I_PCM picture is raw)
+        put_ue(&w, 0)  # max_bits_per_mb_denom (0-16): no limit
+        put_ue(&w, self.log2_mv_x)  # log2_max_mv_length_horizontal (0-15)
+        put_ue(&w, self.log2_mv_y)  # log2_max_mv_length_vertical (0-15)
+        put_ue(&w, 0)  # max_num_reorder_frames (0-max_dec_frame_buffering): output order
+        put_ue(&w, REFERENCES)  # max_dec_frame_buffering (max_num_ref_frames-MaxDpbFrames)
         trailing_bits(&w)
         return bytes(buffer[: w.size])
 
@@ -524,6 +627,8 @@ cdef class H264Writer:
         cdef int dx, dy, slot = (self.newest - ref + REFERENCES) % REFERENCES
         if mv_x % 8 or mv_y % 8 or ref >= self.references:
             return False
+        if not (-self.reach_x <= mv_x <= self.reach_x and -self.reach_up <= mv_y <= self.reach_down):
+            return False  # beyond what the SPS declares (never, for the motions tried)
         dx, dy = mv_x // 4, mv_y // 4
         if not (0 <= x + dx <= self.width - 16 and 0 <= top + dy <= self.height - 16):
             return False
@@ -604,14 +709,14 @@ cdef class H264Writer:
             k = index - self.mb_width
             xs[count], ys[count], refs[count] = self.mv_x[k], self.mv_y[k], 0
             count += 1
-        for k in range(1, 5):  # content that moved down comes from above: motion upward
+        for k in range(1, CELLS_UP + 1):  # content that moved down comes from above
             xs[count], ys[count], refs[count] = 0, -k * cell, 0
             count += 1
-        xs[count], ys[count], refs[count] = cell, 0, 0
+        xs[count], ys[count], refs[count] = CELLS_ACROSS * cell, 0, 0
         count += 1
-        xs[count], ys[count], refs[count] = -cell, 0, 0
+        xs[count], ys[count], refs[count] = -CELLS_ACROSS * cell, 0, 0
         count += 1
-        xs[count], ys[count], refs[count] = 0, cell, 0
+        xs[count], ys[count], refs[count] = 0, CELLS_DOWN * cell, 0
         count += 1
         for k in range(1, REFERENCES):
             xs[count], ys[count], refs[count] = 0, 0, k

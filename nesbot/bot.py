@@ -8,13 +8,15 @@ bot counts a desync and plans again from what RAM shows.
 """
 
 import time
+import warnings
 
 import numpy as np
 
 from nesbot import ram
 from nesbot._core.buttons import DOWN, LEFT, RIGHT, A, B, nes_to_pad, pad_to_nes
 from nesbot._core.game import Game
-from nesbot.emulator import AND_ONSET
+from nesbot.emulator import AND_ONSET, PLAYABLE_FRAMES
+from nesbot.errors import NesbotWarning
 from nesbot.evaluators import Evaluator, get_evaluator
 from nesbot.planning import PlannerSettings, build_planner
 
@@ -46,6 +48,10 @@ class Bot:
     new press while frames may read either way, then plays straddled. Should RAM show it
     anyway (held buttons that are the AND or the step before's, or a desync whose RAM shows
     where the simulator was one step earlier), the bot switches then and plans again.
+
+    It plays correctly only between steps 24,000 and 61,000 since power-on
+    (nesbot.emulator.PLAYABLE_FRAMES) and warns once (NesbotWarning) when called outside
+    them: `nesbot.attach` and `nesbot play` start their games there.
     """
 
     def __init__(
@@ -74,9 +80,20 @@ class Bot:
         # shows `after`, or `before` once the reading straddles (the simulator runs a frame
         # ahead then).
         self._positions: tuple[tuple[int, int, int] | None, ...] = (None, None)
+        self._warned = False
 
     def __call__(self, memory: np.ndarray, frame: int) -> int:
         """The buttons for the next step, given RAM after `frame` steps since power-on."""
+        if frame not in PLAYABLE_FRAMES and not self._warned:
+            self._warned = True
+            warnings.warn(
+                f"nesbot's Bot is playing at step {frame:,} since power-on, outside steps "
+                f"{PLAYABLE_FRAMES.start:,}-{PLAYABLE_FRAMES.stop:,} where nes-py's steps "
+                "line up with the game's frames: expect desyncs (nesbot.attach starts its "
+                "game inside them)",
+                NesbotWarning,
+                stacklevel=2,
+            )
         was_aligned = self.reading == ALIGNED  # what the simulator stepped for
         reading_changed = self._observe_poll(memory)
         if was_aligned and frame + 1 >= AND_ONSET.stop:
@@ -103,9 +120,11 @@ class Bot:
         self._next += 1
         if self.reading == ALIGNED and frame + 1 in AND_ONSET:
             pad &= self._sent[1]  # no new press: the own and the ANDed reading see it alike
-        before = self._expected.position
-        self._expected.step(pad)
-        self._positions = (before, self._expected.position)
+        expected = self._expected
+        assert expected is not None  # set by _replan
+        before = expected.position
+        expected.step(pad)
+        self._positions = (before, expected.position)
         return self._send(pad)
 
     def _send(self, pad: int) -> int:

@@ -21,10 +21,10 @@ def _add_rom_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _load_rom(args: argparse.Namespace):
-    from nesbot.rom import load_rom
+def _find_rom(args: argparse.Namespace):
+    from nesbot.rom import find_rom
 
-    rom = load_rom(args.rom, any_rom=args.any_rom)
+    rom = find_rom(args.rom, any_rom=args.any_rom)
     print(rom.describe(), file=sys.stderr)
     return rom
 
@@ -54,7 +54,7 @@ def run_replay(args: argparse.Namespace) -> int:
     from nesbot.replay import replay_on_emulator, replay_on_simulator
 
     log = read_fm2(args.log)
-    rom = _load_rom(args)
+    rom = _find_rom(args)
     log.check_rom(rom.md5, fceux_rom_md5(rom.data))
     for option, wanted in (("--video", args.video), ("--show", args.show)):
         if wanted and args.engine == "sim":
@@ -119,7 +119,7 @@ def run_verify(args: argparse.Namespace) -> int:
     from nesbot.replay import verify
 
     log = read_fm2(args.log)
-    rom = _load_rom(args)
+    rom = _find_rom(args)
     log.check_rom(rom.md5, fceux_rom_md5(rom.data))
     result = verify(rom, log)
     if result.divergence is not None:
@@ -161,6 +161,7 @@ def run_simulate(args: argparse.Namespace) -> int:
         workers=args.workers,
         settings=_planner_settings(args),
         progress=sys.stderr.isatty(),
+        ray=args.ray,
     )
     if args.plot:
         plot_scores(
@@ -208,7 +209,7 @@ def _boot_progress(step: int, target: int) -> None:
     )
 
 
-def _name_files(paths: dict[str, object], ending: str) -> None:
+def _name_files(paths: dict[str, str | None], ending: str) -> None:
     """Say where the kept files are (those that exist: a video starts with its first frame)."""
     from pathlib import Path
 
@@ -219,13 +220,12 @@ def _name_files(paths: dict[str, object], ending: str) -> None:
 
 def run_play(args: argparse.Namespace) -> int:
     import json
-    from dataclasses import asdict
     from pathlib import Path
 
     from nesbot.bot import Bot
     from nesbot.evaluators import get_evaluator
     from nesbot.menus import GameSetup
-    from nesbot.play import Outputs, play
+    from nesbot.play import Outputs, play, summary
 
     _check_overlay(args, "--video, --show or --still")
     outputs = Outputs(
@@ -249,7 +249,7 @@ def run_play(args: argparse.Namespace) -> int:
         from nesbot.window import check_display
 
         check_display()
-    rom = _load_rom(args)
+    rom = _find_rom(args)
     setup = GameSetup(level=args.level, music=args.music, seed=args.seed)
     bot = Bot(get_evaluator(args.evaluator, args.weights), _planner_settings(args))
     show_progress = not args.json and sys.stderr.isatty()
@@ -275,15 +275,8 @@ def run_play(args: argparse.Namespace) -> int:
     if show_progress:
         print(file=sys.stderr)
     result = session.result
-    summary = asdict(result) | {
-        "desyncs": bot.desyncs,
-        "plan_ms_p50": bot.plan_ms(50),
-        "plan_ms_p99": bot.plan_ms(99),
-        "fallbacks": bot.fallbacks,
-        "truncated": bot.truncated,
-    }
     if args.json:
-        print(json.dumps(summary))
+        print(json.dumps(summary(result, bot)))
     else:
         print(
             f"score {result.score}, lines {result.lines}, level {result.level}, "
@@ -480,7 +473,14 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--games", type=_positive, default=100, help="games to play (100)")
     sim.add_argument("--level", type=_positive, default=19, help="start level (19)")
     sim.add_argument("--seed", type=_positive, default=0, help="chooses the games (0)")
-    sim.add_argument("--workers", type=_positive, default=1, help="processes (1)")
+    sim.add_argument(
+        "--workers", type=_positive, default=1, help="processes, or --ray local's CPUs (1)"
+    )
+    sim.add_argument(
+        "--ray",
+        metavar="ADDRESS",
+        help="play the games on a Ray cluster; 'local' starts one on this machine",
+    )
     _add_planner_options(sim)
     _add_evaluator_options(sim)
     sim.add_argument("--json", action="store_true", help="print one JSON summary object")

@@ -21,12 +21,14 @@ nesbot plays in the third window (ALIGNED_FRAMES); the simulator's step is that 
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 from nes_py import NESEnv
 from nes_py.nes_env import OBSERVATION_MODE_RGB_ARRAY_CONTIGUOUS
 
 from nesbot.errors import NesbotError
+from nesbot.ppu import PPU_MASK_COPY, PpuClock
 
 # Steps since power-on in which a step is one whole game frame (see the module docstring),
 # as measured with the lockstep tests. The start leaves room for the longest logic of
@@ -43,10 +45,35 @@ ALIGNED_FRAMES = range(24_000, 55_500)
 # steps of drift, so the range allows that much on both sides. A piece's first frame, and
 # the frames that copy playfield rows, poll later and read their own step's a little longer.
 AND_ONSET = range(56_990, 57_030)
+# Steps since power-on where the bot plays correctly: a step is one whole frame, and then,
+# after AND_ONSET, a frame reads the step before's buttons (nesbot/bot.py sends them a step
+# ahead). From about 61,000 the boundary cuts through the game logic again and RAM is read
+# mid-frame. A level-19 game started at 24,000 ends by about 59,000, even one that plays
+# on to level 39.
+PLAYABLE_FRAMES = range(ALIGNED_FRAMES.start, 61_000)
+# From about this step the NMI that advances the game's frame counter ($00B1) crosses the
+# step boundary. A game that starts before it sees its counter advance once a step; from
+# here on, some steps run two NMIs (a step is a third of a cycle longer than a frame) and
+# some none, as the NMI's place in the frame varies with what it draws, so the counter is
+# ahead of the steps since the game began by one frame or none. Measured in whole level-19
+# games: first ahead at steps 56,733-56,742, and still alternating at 57,851.
+NMI_CROSSING_START = 56_500
+
+
+class Snapshot(NamedTuple):
+    """The whole machine at one step (Emulator.save_state)."""
+
+    state: object  # nes-py's native snapshot (in memory only)
+    frame: int  # steps since power-on
+    ppu: PpuClock  # where the PPU was when that step ended
 
 
 class Emulator:
-    """A powered-on NES with the Tetris cartridge, stepped one frame at a time."""
+    """A powered-on NES with the Tetris cartridge, stepped one frame at a time.
+
+    `frame` counts the steps since power-on; `ppu` says where the last one ended in the
+    picture (nesbot.ppu), which makes whole pictures of two steps' screens.
+    """
 
     def __init__(self, rom_path: Path) -> None:
         try:
@@ -58,6 +85,7 @@ class Emulator:
         # this first state, restored whole.
         self._power_on_state = self._env.dump_state()
         self.frame = 0  # steps since power-on
+        self.ppu = PpuClock()
         # Called after every step with (pad, emulator): input logs and video hang here.
         self.observers: list[Callable[[int, Emulator], None]] = []
 
@@ -83,21 +111,24 @@ class Emulator:
         """Return to the power-on state (deterministic)."""
         self._env.load_state(self._power_on_state)
         self.frame = 0
+        self.ppu = PpuClock()
 
     def step(self, pad: int) -> None:
         """Advance one frame with the controller byte `pad` (nes-py bit order)."""
         self._env._frame_advance(pad)
         self.frame += 1
+        self.ppu.step(int(self._env.ram[PPU_MASK_COPY]))
         for observer in self.observers:
             observer(pad, self)
 
-    def save_state(self) -> tuple[object, int]:
-        """Return an opaque snapshot of the whole machine."""
-        return self._env.dump_state(), self.frame
+    def save_state(self) -> Snapshot:
+        """A snapshot of the whole machine (in memory only: nes-py's cannot be saved)."""
+        return Snapshot(self._env.dump_state(), self.frame, self.ppu.copy())
 
-    def load_state(self, snapshot: tuple[object, int]) -> None:
-        state, self.frame = snapshot
-        self._env.load_state(state)
+    def load_state(self, snapshot: Snapshot) -> None:
+        self._env.load_state(snapshot.state)
+        self.frame = snapshot.frame
+        self.ppu = snapshot.ppu.copy()
 
     def close(self) -> None:
         if self._env is not None:
@@ -109,3 +140,18 @@ class Emulator:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def power_cycle(env: NESEnv) -> None:
+    """Switch `env`'s console off and on, so that its steps count from power-on again.
+
+    nes-py's reset is the console's reset button: it starts the CPU and the PPU from their
+    first cycle (so the step boundary is where it was at power-on) but RAM survives, and
+    the ROM's reset code reads it for a few frames before clearing it. Clearing RAM as
+    power-on leaves it makes the game the same as on a new emulator (tests/test_attach.py
+    compares RAM and screens). VRAM, OAM and the mapper keep their contents until the
+    reset code rewrites them, within the legal screen's first 13 frames.
+    """
+    env._env.reset()
+    env.ram[:] = 0
+    env.done = False  # as NESEnv.reset leaves it

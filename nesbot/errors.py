@@ -7,3 +7,8 @@ class NesbotError(Exception):
     The CLI prints the message on stderr and exits with status 2; no traceback is shown
     unless --debug is given. Raise it with a message that names what was found.
     """
+
+
+class NesbotWarning(UserWarning):
+    """Something the user should know that does not stop nesbot: it changed the user's
+    emulator (nesbot.attach), or it is asked to play where it cannot promise to."""

@@ -14,7 +14,7 @@ from nesbot._core.evaluate import (
     evaluate_trace,
     format_trace,
 )
-from nesbot._core.game import Game
+from nesbot._core.game import Game, board_text
 from nesbot._core.pieces import PIECE_NAMES, SPAWN_TABLE
 from nesbot.errors import NesbotError
 from nesbot.evaluators import Evaluator
@@ -48,10 +48,6 @@ def _spawn(name: str) -> int:
     return SPAWN_TABLE[PIECE_NAMES.index(name.upper())]
 
 
-def _board_text(masks: list[int]) -> str:
-    return "\n".join("".join("#" if m >> c & 1 else "." for c in range(10)) for m in masks)
-
-
 def _nes_features(rows: list[int]) -> str:
     """The board's NES features, shown whether or not the evaluator weighs them (burned
     lines belong to placements, not boards)."""
@@ -71,7 +67,7 @@ def explain(
     rows = read_board(board_path)
     lines = [
         "board:",
-        _board_text(rows),
+        board_text(rows),
         "",
         format_trace(evaluate_trace(rows, 0, 0, evaluator)),
         _nes_features(rows),
@@ -101,7 +97,7 @@ def explain(
         ),
         "",
         "board after it:",
-        _board_text(board_after),
+        board_text(board_after),
         "",
         format_trace(evaluate_trace(board_after, 0, 0, evaluator)),
         _nes_features(board_after),

@@ -26,7 +26,6 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import Self
 
-from nesbot import __version__
 from nesbot._core.buttons import FM2_LETTERS, describe
 from nesbot.errors import NesbotError
 
@@ -306,6 +305,8 @@ def read_fm2(path: str | os.PathLike[str]) -> InputLog:
 
 
 def _comment_texts(comments: Iterable[tuple[str, str]] | Iterable[str]) -> list[str]:
+    from nesbot import __version__  # here: nesbot/__init__.py imports this module
+
     texts = [f"nesbot {__version__}"]
     for comment in comments:
         if isinstance(comment, str):

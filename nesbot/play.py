@@ -10,8 +10,9 @@ still) or shown (window). Argument parsing and printing live in nesbot/cli.py.
 import time
 from collections.abc import Callable
 from contextlib import ExitStack
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -88,6 +89,13 @@ def play_game(
     finally:
         if own_watch:
             emu.observers.remove(watch)
+    return game_result(memory, watch, setup, frames, rom.md5)
+
+
+def game_result(
+    memory: np.ndarray, watch: GameWatch, setup: GameSetup, frames: int, rom_md5: str
+) -> GameResult:
+    """The result of the game in `memory`, `frames` steps after its first active frame."""
     state = ram.decode(memory)
     # A maxout is 999,999 before level 29 (where the game's speed becomes one frame a row).
     maxout = watch.cap is not None and watch.cap.level < KILL_SCREEN_LEVEL
@@ -100,11 +108,22 @@ def play_game(
         frames,
         state.tetrises,
         maxout,
-        watch.cap.lines if maxout else None,
+        watch.cap.lines if maxout and watch.cap is not None else None,
         state.topped_out,
         setup.seed,
-        rom.md5,
+        rom_md5,
     )
+
+
+def summary(result: GameResult, bot: Bot) -> dict[str, Any]:
+    """What `nesbot play --json` prints: the result and the bot's figures."""
+    return asdict(result) | {
+        "desyncs": bot.desyncs,
+        "plan_ms_p50": bot.plan_ms(50),
+        "plan_ms_p99": bot.plan_ms(99),
+        "fallbacks": bot.fallbacks,
+        "truncated": bot.truncated,
+    }
 
 
 @dataclass(frozen=True)
@@ -145,10 +164,11 @@ class _Still:
         if self.picture is None and cap is not None and emu.frame > cap.frame:
             self.take(emu)
 
-    def take(self, emu: Emulator) -> None:
+    def take(self, emu: Emulator) -> np.ndarray:
         info = self.watch.info() if self.overlay else None
         self.picture = self.renderer.render(emu.screen, info).copy()
         self.frame = emu.frame
+        return self.picture
 
 
 def play(
@@ -224,12 +244,11 @@ def play(
             realtime=realtime,
             watch=watch,
         )
-        if still is not None:
-            if still.picture is None:
-                still.take(emu)  # the last frame
+        if still is not None and outputs.still is not None:
             from nesbot.video import save_png
 
-            save_png(still.picture, outputs.still)
+            # The frame that first showed 999,999, else the last.
+            save_png(still.picture if still.picture is not None else still.take(emu), outputs.still)
     return Session(
         result,
         writer.frames_written if writer is not None else 0,

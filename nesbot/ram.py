@@ -232,7 +232,8 @@ def game_from_ram(ram: np.ndarray) -> Game:
     r = [int(v) for v in ram[:0x800]]
     state: dict[str, object] = {name: r[addr] for name, addr in _BYTE_FIELDS.items()}
     for name in _SIGNED_FIELDS:
-        state[name] = state[name] - 256 if state[name] >= 128 else state[name]
+        byte = r[_BYTE_FIELDS[name]]
+        state[name] = byte - 256 if byte >= 128 else byte
     for name, (start, size) in _ARRAY_FIELDS.items():
         state[name] = r[start : start + size]
     state["rows"] = [row_mask(ram, address) for address in _row_addresses()]

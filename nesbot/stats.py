@@ -4,14 +4,17 @@ Games end at a top-out or on reaching level 39 (100 lines of level 29 and beyond
 Game i of seed S starts from a state drawn from numpy's Generator seeded with (S, i): the
 NES RNG somewhere on its 32,767-step cycle, the frame counter and the spawn count. Its
 result depends on nothing else, so the figures are the same however many worker
-processes share the games (only pieces_per_s, a speed, varies).
+processes or Ray nodes share the games (only pieces_per_s, a speed, varies).
 """
 
 import json
+import logging
 import multiprocessing
+import socket
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -75,8 +78,7 @@ def run_games(
     specs: list[GameSpec], workers: int, on_result: Callable[[], None] | None = None
 ) -> list[dict]:
     """Every spec's result, in the order of `specs`, on `workers` processes."""
-    if workers < 1:
-        raise NesbotError(f"--workers {workers}: need at least 1")
+    _check_workers(workers)
     results: list[dict] = []
     for result in _map(specs, workers):
         results.append(result)
@@ -93,6 +95,80 @@ def _map(specs: list[GameSpec], workers: int) -> Iterator[dict]:
     context = multiprocessing.get_context("spawn")
     with context.Pool(min(workers, len(specs))) as pool:
         yield from pool.imap(play_one, specs, chunksize=1)
+
+
+def _check_workers(workers: int) -> None:
+    if workers < 1:
+        raise NesbotError(f"--workers {workers}: need at least 1")
+
+
+def ray_runner(address: str, workers: int) -> Callable[..., list[dict]]:
+    """A runner that plays games as Ray tasks: `address` "local" starts a Ray instance on
+    this machine with `workers` CPUs, anything else joins that cluster (nesbot must be
+    installed on its nodes; `workers` is then unused). A Ray already running in this
+    process is reused. run(specs, on_result=None) calls on_result as each game finishes
+    and returns the results in the order of `specs`, as run_games does."""
+    _check_workers(workers)
+    try:
+        import ray
+    except ImportError:
+        raise NesbotError("--ray needs Ray: pip install 'nesbot[ray]'") from None
+    if not ray.is_initialized():
+        _start_ray(ray, address, workers)
+    remote_play = ray.remote(play_one)
+
+    def run(specs: list[GameSpec], on_result: Callable[[], None] | None = None) -> list[dict]:
+        pending = [remote_play.remote(spec) for spec in specs]
+        index = {ref: i for i, ref in enumerate(pending)}
+        results: dict[int, dict] = {}
+        try:
+            while pending:
+                # Whatever finished within half a second (at once when all have), so the
+                # progress bar moves while the games run.
+                done, pending = ray.wait(pending, num_returns=len(pending), timeout=0.5)
+                for ref, result in zip(done, ray.get(done), strict=True):
+                    results[index[ref]] = result
+                    if on_result:
+                        on_result()
+        except ray.exceptions.RayError as e:
+            cause = getattr(e, "cause", None) or e  # a task's own exception
+            reason = _first_line(f"{type(cause).__name__}: {cause}")
+            raise NesbotError(f"a game failed on the Ray cluster: {reason}") from e
+        return [results[i] for i in range(len(specs))]
+
+    return run
+
+
+def _first_line(text: object) -> str:
+    return (str(text).strip().splitlines() or [""])[0]
+
+
+def _start_ray(ray, address: str, workers: int) -> None:
+    quiet = {"log_to_driver": False, "logging_level": logging.WARNING}
+    if address == "local":
+        try:  # "local", not None: None would join a cluster that `ray start` left running
+            ray.init(address="local", num_cpus=workers, include_dashboard=False, **quiet)
+        except (OSError, ValueError, RuntimeError) as e:
+            raise NesbotError(f"cannot start Ray on this machine: {_first_line(e)}") from None
+        return
+    _probe(address)
+    try:
+        ray.init(address=address, **quiet)
+    except (OSError, ValueError, RuntimeError) as e:
+        raise NesbotError(f"cannot join the Ray cluster at {address}: {_first_line(e)}") from None
+
+
+def _probe(address: str, seconds: float = 10.0) -> None:
+    """Fail at once when nothing answers at HOST:PORT: Ray itself would retry for many
+    minutes, logging a warning every few seconds."""
+    host, colon, port = address.split("://", 1)[-1].rpartition(":")
+    if not (colon and host and port.isdigit()):
+        return  # "auto" and malformed addresses: Ray's own checks of these are quick
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=seconds).close()
+    except OSError as e:
+        reason = e.strerror or _first_line(e) or type(e).__name__
+        raise NesbotError(f"cannot join the Ray cluster at {address}: {reason}") from None
 
 
 @dataclass(frozen=True)
@@ -149,16 +225,20 @@ def simulate(
     workers: int = 1,
     settings: PlannerSettings = DEFAULT_SETTINGS,
     progress: bool = True,
+    ray: str | None = None,
 ) -> tuple[Summary, list[dict]]:
-    """Play `games` simulated games from `level`; the summary and every game's result."""
+    """Play `games` simulated games from `level`; the summary and every game's result.
+    The games run on `workers` processes, or as Ray tasks when `ray` is an address
+    (ray_runner); the figures are the same either way."""
     if games < 1:
         raise NesbotError(f"--games {games}: need at least 1")
     if not 0 <= level <= KILL_SCREEN_LEVEL:
         raise NesbotError(f"--level {level} is outside 0-{KILL_SCREEN_LEVEL}")
     specs = [GameSpec(evaluator, settings, level, seed, i) for i in range(games)]
+    run = ray_runner(ray, workers) if ray is not None else partial(run_games, workers=workers)
     started = time.perf_counter()
     with tqdm(total=games, unit="game", disable=not progress or None, leave=False) as bar:
-        results = run_games(specs, workers, lambda: bar.update(1))
+        results = run(specs, on_result=lambda: bar.update(1))
     return summarize(results, time.perf_counter() - started), results
 
 

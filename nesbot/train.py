@@ -32,7 +32,8 @@ from nesbot.cmaes import CmaState, cma_from_json, cma_to_json, new_cma
 from nesbot.errors import NesbotError
 from nesbot.evaluators import Evaluator
 from nesbot.planning import DEFAULT_SETTINGS, PlannerSettings
-from nesbot.stats import GameSpec, play_one, run_games
+from nesbot.stats import GameSpec, run_games
+from nesbot.stats import ray_runner as ray_runner  # the runner `train --ray` uses
 from nesbot.weights import Weights
 
 OPTIMIZERS = ("pso", "cmaes")
@@ -204,6 +205,7 @@ def save_checkpoint(
     if isinstance(state, CmaState):
         data |= cma_to_json(state)
     else:
+        assert rng is not None, "a swarm's checkpoint keeps its random generator"
         data["rng"] = rng.bit_generator.state
         data |= {
             k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in vars(state).items()
@@ -261,30 +263,6 @@ def load_checkpoint(
 # ---------------------------------------------------------------- running
 
 
-def ray_runner(address: str, workers: int) -> Callable[[list[GameSpec]], list[dict]]:
-    """Evaluate games as Ray tasks: `address` "local" starts a Ray instance on this machine
-    (with `workers` CPUs), anything else joins that cluster (nesbot must be installed on
-    its nodes)."""
-    try:
-        import ray
-    except ImportError:
-        raise NesbotError("--ray needs Ray: pip install 'nesbot[ray]'") from None
-    if not ray.is_initialized():
-        if address == "local":
-            ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False)
-        else:
-            try:
-                ray.init(address=address, log_to_driver=False)
-            except (ConnectionError, ValueError, RuntimeError) as e:
-                raise NesbotError(f"cannot join the Ray cluster at {address}: {e}") from None
-    remote_play = ray.remote(play_one)
-
-    def run(specs: list[GameSpec]) -> list[dict]:
-        return ray.get([remote_play.remote(spec) for spec in specs])
-
-    return run
-
-
 def train(
     config: TrainConfig,
     iterations: int,
@@ -318,6 +296,7 @@ def train(
             fitness, se = evaluate_swarm(config, candidates, run, state.iteration)
             state.tell(candidates, fitness, se)
         else:
+            assert rng is not None  # a swarm is made or loaded with its generator
             fitness, se = evaluate_swarm(config, state.positions, run, state.iteration)
             step(state, fitness, config, rng, se)
         if checkpoint is not None:
@@ -340,6 +319,7 @@ def trained_weights(
     """The weights a run ends with. PSO: the global best. CMA-ES: the distribution's mean,
     measured on the games of the iteration after the last (training never played them)."""
     cma = isinstance(state, CmaState)
+    chosen: list[float]
     provenance: dict[str, Any] = {
         "source": f"nesbot train ({'CMA-ES' if cma else 'PSO'})",
         "command": command,
@@ -350,7 +330,7 @@ def trained_weights(
         "level": config.level,
         "planner": asdict(config.settings),
     }
-    if cma:
+    if isinstance(state, CmaState):
         chosen = state.mean()
         fitness, se = evaluate_swarm(config, np.array([chosen]), run or play_here, state.iteration)
         first = state.iteration * config.games

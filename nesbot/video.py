@@ -70,7 +70,15 @@ import numpy as np
 
 from nesbot._core.h264 import H264Writer
 from nesbot.errors import NesbotError
-from nesbot.overlay import CELL, SCREEN_HEIGHT, SCREEN_WIDTH, FrameInfo, Renderer, check_scale
+from nesbot.overlay import (
+    CELL,
+    SCREEN_HEIGHT,
+    SCREEN_WIDTH,
+    Figures,
+    FrameInfo,
+    Renderer,
+    check_scale,
+)
 from nesbot.pace import NTSC_RATE
 
 if TYPE_CHECKING:
@@ -191,7 +199,7 @@ class Yuv420Picture:
             np.full((self.height // 2, self.width // 2), 128, np.uint8),
         )
         self._last: np.ndarray | None = None  # the last screen converted, outlines included
-        self._panel_for = None
+        self._panel_for: Figures | None = None
         self.changed_rows = (0, 0)
         self.panel_changed = False
 
@@ -250,7 +258,7 @@ class Yuv420Picture:
         frame = av.VideoFrame(self.width, self.height, "yuv420p")
         for plane, data in zip(frame.planes, self.planes, strict=True):
             if plane.line_size == data.shape[1]:
-                plane.update(data)
+                plane.update(data)  # type: ignore[arg-type]  # PyAV takes any buffer
             else:  # rows padded for alignment
                 rows = np.frombuffer(plane, np.uint8).reshape(-1, plane.line_size)
                 rows[: data.shape[0], : data.shape[1]] = data
@@ -279,7 +287,7 @@ class Encoder:
         self.picture = Yuv420Picture(Renderer(scale, panel=overlay))
         self.frames = 0  # frames given to encode()
         self._container: av.container.OutputContainer | None = None
-        self._stream: av.VideoStream | None = None
+        self._stream: av.VideoStream | av.stream.Stream | None = None
         self._h264: H264Writer | None = None
         if self.format.written_here:
             width, height = self.picture.width, self.picture.height
@@ -309,14 +317,17 @@ class Encoder:
         if self._container is None:
             self._container, self._stream = self._open()
         if self._h264 is None:
+            assert isinstance(prepared, av.VideoFrame) and isinstance(self._stream, av.VideoStream)
             prepared.pts = self.frames
             self._container.mux(self._stream.encode(prepared))
         else:
+            assert isinstance(prepared, np.ndarray)
             keyframe = self.frames % KEYFRAME_INTERVAL == 0
             packet = av.Packet(self._h264.write(*self.picture.planes, prepared, keyframe))
             packet.pts = packet.dts = self.frames
             packet.duration = 1
             packet.time_base = _TIME_BASE
+            assert self._stream is not None
             packet.stream = self._stream
             packet.is_keyframe = keyframe
             self._container.mux(packet)
@@ -328,12 +339,13 @@ class Encoder:
             return
         try:
             if self._h264 is None:
+                assert isinstance(self._stream, av.VideoStream)
                 container.mux(self._stream.encode(None))  # the frames the codec still holds
         finally:
             self._container = None
             container.close()  # writes the index (and moves it to the front)
 
-    def _open(self) -> tuple[av.container.OutputContainer, av.VideoStream]:
+    def _open(self) -> tuple[av.container.OutputContainer, av.VideoStream | av.stream.Stream]:
         fmt = self.format
         width, height = self.picture.width, self.picture.height
         container = av.open(
@@ -348,11 +360,13 @@ class Encoder:
                 stream.time_base = _TIME_BASE
                 return container, stream
             stream = container.add_stream(fmt.codec, rate=NTSC_RATE)
+            assert isinstance(stream, av.VideoStream)
             stream.width, stream.height = width, height
             stream.pix_fmt = "yuv420p"
             stream.time_base = _TIME_BASE
             stream.options = dict(fmt.codec_options)
             context = stream.codec_context
+            assert isinstance(context, av.VideoCodecContext)
             context.thread_count = ENCODER_THREADS
             context.colorspace = context.color_primaries = context.color_trc = _BT601
             context.color_range = _LIMITED_RANGE
@@ -720,7 +734,7 @@ def probe_video(path: str | os.PathLike[str]) -> VideoFacts:
             container=container.format.name,
             codec=context.name,
             profile=context.profile,
-            pix_fmt=context.pix_fmt,
+            pix_fmt=context.pix_fmt or "",
             width=context.width,
             height=context.height,
             frames=frames,

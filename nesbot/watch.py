@@ -33,21 +33,30 @@ class GameWatch:
         """`memory` is the emulator's live RAM; without it, the first observed step's."""
         self._memory = memory
         self._plans = plans
-        if memory is not None:
-            self.reset()
-        else:
-            self.was_active, self.pieces, self.cap = False, 0, None
-            self._show_plan, self._figures_key, self._figures = False, None, None
-
-    def reset(self) -> None:
-        """Start counting from what RAM shows now (a game on its first frame, or power-on)."""
-        self.was_active = ram.piece_active(self._memory)
-        # The piece on screen when the watch starts counts (play starts on its first frame).
-        self.pieces = 1 if self.was_active else 0
+        self.was_active, self.pieces = False, 0
         self.cap: CapMoment | None = None
         self._show_plan = False
         self._figures_key: tuple[int, ...] | None = None
         self._figures: Figures | None = None
+        if memory is not None:
+            self.reset()
+
+    def reset(self) -> None:
+        """Start counting from what RAM shows now (a game on its first frame, or power-on)."""
+        self.was_active = ram.piece_active(self.memory)
+        # The piece on screen when the watch starts counts (play starts on its first frame).
+        self.pieces = 1 if self.was_active else 0
+        self.cap = None
+        self._show_plan = False
+        self._figures_key = None
+        self._figures = None
+
+    @property
+    def memory(self) -> np.ndarray:
+        """The RAM watched (known once given or once a step was observed)."""
+        if self._memory is None:
+            raise RuntimeError("GameWatch has not seen the emulator's RAM yet")
+        return self._memory
 
     def __call__(self, pad: int, emu: "Emulator") -> None:
         if self._memory is None:
@@ -56,7 +65,7 @@ class GameWatch:
 
     def observe(self, frame: int) -> None:
         """Look at RAM after step `frame` (steps since power-on)."""
-        memory = self._memory
+        memory = self.memory
         active = ram.piece_active(memory)
         # RAM shows a new piece one frame before the screen draws it, and the bot plans it
         # only then, before the next step: until that step the plan is the last piece's.
@@ -75,7 +84,7 @@ class GameWatch:
     @property
     def figures(self) -> Figures:
         """The panel's numbers now (the same object while they do not change)."""
-        m = self._memory
+        m = self.memory
         key = (
             int(m[ram.SCORE]),
             int(m[ram.SCORE + 1]),

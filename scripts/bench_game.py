@@ -11,9 +11,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from nesbot.bot import Bot
-from nesbot.emulator import Emulator
+from nesbot.emulator import Emulator, Snapshot
 from nesbot.menus import GameSetup, reach_level_menu, start_game
-from nesbot.rom import Rom, load_rom
+from nesbot.rom import Rom, find_rom
 from nesbot.watch import GameWatch
 
 
@@ -28,13 +28,13 @@ class BootedGame:
     emu: Emulator
     rom: Rom
     setup: GameSetup
-    start: tuple[object, int]  # emu.save_state() at the game's first frame
+    start: Snapshot  # emu.save_state() at the game's first frame
 
 
 @contextlib.contextmanager
 def booted_game(args: argparse.Namespace) -> Iterator[BootedGame]:
     """The emulator at the first frame of the level-19 game of add_game_options' options."""
-    rom = load_rom(args.rom)
+    rom = find_rom(args.rom)
     setup = GameSetup(level=19, seed=args.seed)
     with Emulator(rom.path) as emu:
         reach_level_menu(emu)

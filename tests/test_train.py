@@ -31,6 +31,18 @@ def quiet(_line: str) -> None:
     pass
 
 
+@pytest.fixture(scope="session")
+def local_ray():
+    """The runner on the session's one local Ray instance (2 CPUs): Ray takes 10-20 s to
+    start, so every test that needs it shares it (tests/test_simulate.py imports this
+    fixture; ray_runner reuses a running Ray). Tests using it are in xdist_group "ray", so
+    a parallel run starts Ray on one worker only."""
+    import ray  # the test extra installs it: Ray is tested, never skipped
+
+    yield ray_runner("local", 2)
+    ray.shutdown()
+
+
 def test_fitness_is_the_mean_with_its_standard_error():
     mean, se = fitness_of([1, 2, 3, 4, 5, 6])
     assert mean == 3.5
@@ -110,16 +122,12 @@ def test_checkpoint_guards(tmp_path):
 
 
 @pytest.mark.slow
-def test_workers_and_ray_give_the_same_fitness():
+@pytest.mark.xdist_group("ray")
+def test_workers_and_ray_give_the_same_fitness(local_ray):
     positions = new_swarm(SMALL, np.random.default_rng(0)).positions
     alone = evaluate_swarm(SMALL, positions, lambda specs: run_games(specs, 1))
     pooled = evaluate_swarm(SMALL, positions, lambda specs: run_games(specs, 2))
-    import ray  # the test extra installs it: Ray is tested, never skipped
-
-    try:
-        on_ray = evaluate_swarm(SMALL, positions, ray_runner("local", 2))
-    finally:
-        ray.shutdown()
+    on_ray = evaluate_swarm(SMALL, positions, local_ray)
     assert [list(a) for a in alone] == [list(a) for a in pooled] == [list(a) for a in on_ray]
     fitness, se = alone
     assert np.all(fitness > 0) and np.all(se > 0)
@@ -160,6 +168,7 @@ def test_train_command_writes_weights_with_provenance(tmp_path):
         (["--evaluator", "el-tetris"], ["17-feature form"]),
         (["--particles", "1"], ["--particles"]),
         (["--out", "/nonexistent/dir/w.json"], ["cannot write weights"]),
+        (["--ray", "127.0.0.1:1"], ["cannot join the Ray cluster at 127.0.0.1:1"]),
     ],
 )
 def test_train_bad_input(tmp_path, args, words):

