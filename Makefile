@@ -3,7 +3,8 @@
 
 VENV := .venv
 PY := $(VENV)/bin/python
-SOURCES := pyproject.toml setup.py $(wildcard cython_core/*.pyx cython_core/*.pxd cython_core/*.h)
+SOURCES := pyproject.toml setup.py $(wildcard cython_core/*.pyx cython_core/*.pxd cython_core/*.h \
+	nesbot/video/*.pyx)
 PLAY_ARGS ?= --level 19
 # make play keeps the game as $(PLAY_OUT).mp4 (H.264 video with the overlay), .fm2 (input
 # log) and .png (the frame the score first shows 999,999, else the last).
@@ -16,13 +17,16 @@ $(VENV)/.created:
 	$(PY) -m pip install --quiet --upgrade pip
 	@touch $@
 
-# Installs are stamped so that a rebuild happens only when the build inputs change.
+# Installs are stamped so that a rebuild happens only when the build inputs change. The
+# editable install is setuptools' "compat" mode, a .pth naming this checkout: its default for
+# a package beside setup.py prints a warning banner about folders named like the package.
+EDITABLE := --config-settings editable_mode=compat -e
 $(VENV)/.installed-demo: $(VENV)/.created $(SOURCES)
-	$(PY) -m pip install --quiet -e ".[demo]"
+	$(PY) -m pip install --quiet $(EDITABLE) ".[demo]"
 	@touch $@
 
 $(VENV)/.installed-test: $(VENV)/.created $(SOURCES)
-	$(PY) -m pip install --quiet -e ".[test]"
+	$(PY) -m pip install --quiet $(EDITABLE) ".[test]"
 	@touch $@ $(VENV)/.installed-demo
 
 play: $(VENV)/.installed-demo
@@ -38,7 +42,7 @@ test: lint
 
 # ruff; mypy on the package with its stubs for the compiled core (pyproject.toml); and
 # stubtest, which checks those stubs against the compiled modules themselves.
-STUBBED := $(patsubst cython_core/%.pyi,nesbot._core.%,$(wildcard cython_core/*.pyi))
+STUBBED := $(patsubst cython_core/%.pyi,nesbot._core.%,$(wildcard cython_core/*.pyi)) nesbot.video.h264
 lint: $(VENV)/.installed-test
 	$(VENV)/bin/ruff check nesbot tests scripts cython_core
 	$(VENV)/bin/ruff format --check nesbot tests scripts cython_core
@@ -50,4 +54,5 @@ bench: $(VENV)/.installed-test
 	$(PY) scripts/bench_sim.py
 
 clean:
-	rm -rf build $(VENV) cython_core/*.c cython_core/*.so cython_core/*.html
+	rm -rf build $(VENV) cython_core/*.c cython_core/*.so cython_core/*.html \
+		nesbot/video/*.c nesbot/video/*.so nesbot/video/*.html

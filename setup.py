@@ -1,11 +1,13 @@
 """Build the Cython extensions; all metadata lives in pyproject.toml.
 
-The sources live in cython_core/; they are built and installed as the package nesbot._core, so
+The Tetris core's sources live in cython_core/; they are built and installed as the package
+nesbot._core, so
 an installed nesbot adds only `nesbot` to a user's environment and every cimport names the
 package the module is installed as. In a checkout nesbot/_core is a link to cython_core; in the
 sdist it is a plain directory (the sdist has no cython_core/), so the sources are found through
 nesbot/_core in both. The sdist carries the .pyx, .pxd and .h sources only: the C that Cython
-makes from them is made again by every build (MANIFEST.in keeps it out).
+makes from them is made again by every build (MANIFEST.in keeps it out). The video code's
+own extension, the .mp4's H.264 writer, lives beside it as nesbot/video/h264.pyx.
 """
 
 from pathlib import Path
@@ -28,6 +30,9 @@ extensions = [
     )
     for pyx in SOURCES
 ]
+extensions.append(
+    Extension("nesbot.video.h264", ["nesbot/video/h264.pyx"], extra_compile_args=["-O3"])
+)
 
 setup(
     ext_modules=cythonize(

@@ -2,8 +2,9 @@
 #
 # Layout: rows[r + BOARD_HIDDEN] is playfield row r, r = -2 .. 19, row 0 at the top as on
 # the NES; bit c (value 1 << c) is column c, column 0 on the left. Rows -2 and -1 are the
-# cells above the field that the ROM keeps in $04EC-$04FF (mechanics §3): pieces may move
-# and lock there, they count in collisions, and ordinary line clears never touch them.
+# cells above the field that the ROM keeps in $04EC-$04FF
+# (docs/mechanics.md#playfield-and-collision): pieces may move and lock there, they count
+# in collisions, and ordinary line clears never touch them.
 # Invariant: only bits 0-9 of a row are ever set.
 from libc.stdint cimport uint16_t
 from nesbot._core.pieces cimport NES_CELLS

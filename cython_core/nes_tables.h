@@ -1,4 +1,6 @@
-/* NES Tetris data tables, as in the ROM (mechanics §4, §5.4, §9).
+/* NES Tetris data tables, as in the ROM (docs/mechanics.md#pieces-and-orientations,
+ * docs/mechanics.md#rotation, docs/mechanics.md#gravity-and-frames-per-drop,
+ * docs/mechanics.md#scoring).
  * Checked byte-for-byte against the ROM file by tests/test_tables.py. */
 #ifndef NESBOT_NES_TABLES_H
 #define NESBOT_NES_TABLES_H

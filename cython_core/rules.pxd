@@ -1,4 +1,4 @@
-# The NES frame rules: the one model of the game in the project (mechanics §1-§11).
+# The NES frame rules: the one model of the game in the project (docs/mechanics.md).
 # The planner and the simulator both advance states only through these functions.
 #
 # Error contract: everything here is `noexcept nogil`; no function can fail.

@@ -108,7 +108,8 @@ cdef void check_one_row(Game* g) noexcept nogil:
 
 
 cdef void count_lines(uint8_t* level, uint8_t* lines, int cleared) noexcept nogil:
-    # incrementLines, once per cleared line, with the level-up test of mechanics §8.
+    # incrementLines, once per cleared line, with the level-up test of
+    # docs/mechanics.md#levels-and-transitions.
     cdef int n
     cdef uint8_t tens
     for n in range(cleared):

@@ -60,9 +60,10 @@ def run_replay(args: argparse.Namespace) -> int:
         if wanted and args.engine == "sim":
             raise NesbotError(f"{option} needs --engine emulator: the simulator draws no pictures")
     _check_overlay(args, "--video or --show")
+    _check_codec(args)
     with ExitStack() as stack:
         trace = stack.enter_context(_open_output(args.trace, "trace")) if args.trace else None
-        observers = _replay_observers(args, stack)
+        observers = (*_replay_observers(args, stack), _step_progress("replay", log, stack))
         if args.engine == "sim":
             summary = replay_on_simulator(rom, log, trace)
             if summary.frames > ALIGNED_FRAMES.stop:
@@ -74,15 +75,33 @@ def run_replay(args: argparse.Namespace) -> int:
                 )
         else:
             summary = replay_on_emulator(rom, log, trace, observers)
+    recorded = log.recorded_result()
+    differences = summary.differences(recorded) if recorded is not None else []
     if args.json:
-        print(summary.to_json())
+        print(summary.to_json(matches_recorded=None if recorded is None else not differences))
     else:
         print(
-            f"{summary.frames} frames, {summary.pieces} pieces, score {summary.score}, "
-            f"lines {summary.lines}, level {summary.level}"
+            f"score {summary.score:,}, lines {summary.lines}, level {summary.level}, "
+            f"{summary.pieces} pieces in {summary.frames:,} game frames "
+            f"({summary.steps:,} steps since power-on)"
             + (", topped out" if summary.topped_out else "")
         )
+    if recorded is None:
+        print("the log records no result to compare with", file=sys.stderr)
+    elif differences:
+        print(f"differs from the recorded game: {', '.join(differences)}", file=sys.stderr)
+        return 1
+    else:
+        print("matches the recorded game", file=sys.stderr)
     return 0
+
+
+def _step_progress(what: str, log, stack: ExitStack) -> Callable:
+    """An emulator observer showing progress through the log's steps (nesbot.progress)."""
+    from nesbot.progress import Progress
+
+    bar = stack.enter_context(Progress(what, len(log.frames), "step"))
+    return lambda pad, emu: bar.advance_to(emu.frame)
 
 
 def _replay_observers(args: argparse.Namespace, stack: ExitStack) -> tuple:
@@ -94,22 +113,25 @@ def _replay_observers(args: argparse.Namespace, stack: ExitStack) -> tuple:
         observers.append(Pacer())
     if not (args.video or args.show):
         return tuple(observers)
+    from nesbot.ppu import WholeFrames
     from nesbot.watch import GameWatch
 
     scale = _scale(args)
     watch = GameWatch()  # the panel's figures; a replay has no plan to outline
-    info = watch.info if args.overlay else None
-    observers.insert(0, watch)  # first: the observers after it draw what it read
+    # Whole frames, one step late (nesbot.ppu), each with what the watch read for it.
+    frames = WholeFrames(watch.info if args.overlay else None)
+    observers[:0] = [watch, frames]  # first: the pacer waits after the picture is out
     if args.video:
         from nesbot.video import VideoWriter
 
-        observers.append(stack.enter_context(VideoWriter(args.video, scale, args.overlay, info)))
+        writer = VideoWriter(args.video, scale, args.overlay, args.codec)
+        frames.consumers.append(stack.enter_context(writer))
     if args.show:
         from nesbot.overlay import Renderer
         from nesbot.window import Window
 
-        window = Window(Renderer(scale, args.overlay), info, every_frame=args.realtime)
-        observers.append(stack.enter_context(window))
+        window = Window(Renderer(scale, args.overlay), every_frame=args.realtime)
+        frames.consumers.append(stack.enter_context(window))
     return tuple(observers)
 
 
@@ -121,7 +143,8 @@ def run_verify(args: argparse.Namespace) -> int:
     log = read_fm2(args.log)
     rom = _find_rom(args)
     log.check_rom(rom.md5, fceux_rom_md5(rom.data))
-    result = verify(rom, log)
+    with ExitStack() as stack:
+        result = verify(rom, log, (_step_progress("verify", log, stack),))
     if result.divergence is not None:
         print(result.divergence)
         return 1
@@ -160,7 +183,7 @@ def run_simulate(args: argparse.Namespace) -> int:
         seed=args.seed,
         workers=args.workers,
         settings=_planner_settings(args),
-        progress=sys.stderr.isatty(),
+        progress=True,  # a bar in a terminal, else a line every few seconds
         ray=args.ray,
     )
     if args.plot:
@@ -172,8 +195,7 @@ def run_simulate(args: argparse.Namespace) -> int:
     if args.json:
         print(summary.to_json())
     else:
-        for key, value in vars(summary).items():
-            print(f"{key:<22}{value}")
+        print(summary.describe())
     return 0
 
 
@@ -183,30 +205,48 @@ def _scale(args: argparse.Namespace) -> int:
     return check_scale(args.scale)
 
 
+def _check_codec(args: argparse.Namespace) -> None:
+    if args.codec is not None and not args.video:
+        raise NesbotError("--codec chooses the encoder of --video: give --video FILE.mp4 too")
+
+
 def _check_overlay(args: argparse.Namespace, outputs: str) -> None:
     if args.overlay and not any(getattr(args, name, None) for name in ("video", "show", "still")):
         raise NesbotError(f"--overlay draws on {outputs}: give one of them")
 
 
-def _game_progress(state, pieces: int) -> None:
-    print(
-        f"\rpieces {pieces:4d}  lines {state.lines:3d}  level {state.level:2d}  "
-        f"score {state.score:7d}\x1b[K",
-        end="",
-        file=sys.stderr,
-        flush=True,
-    )
+class _PlayProgress:
+    """play's progress on stderr (nesbot.progress): the boot, counted in the ~24,000 steps
+    the menus wait for (nesbot/emulator.py: ALIGNED_FRAMES), then the game, in pieces."""
 
+    def __init__(self) -> None:
+        from contextlib import ExitStack
 
-def _boot_progress(step: int, target: int) -> None:
-    # The menus wait ~24,000 steps (nesbot/emulator.py: ALIGNED_FRAMES) before the game.
-    print(
-        f"\rgetting ready: the menus wait for nes-py's whole-frame steps: step {step:,} of "
-        f"{target:,} ({min(step / target, 1):.0%})\x1b[K",
-        end="",
-        file=sys.stderr,
-        flush=True,
-    )
+        from nesbot.progress import Progress
+
+        self._stack = ExitStack()
+        self._boot: Progress | None = None
+        self._game: Progress | None = None
+
+    def boot(self, step: int, target: int) -> None:
+        from nesbot.progress import Progress
+
+        if self._boot is None:
+            what = "getting ready (the menus wait for nes-py's whole-frame steps)"
+            self._boot = self._stack.enter_context(Progress(what, target, "step"))
+        self._boot.advance_to(min(step, target))
+
+    def game(self, state, pieces: int) -> None:
+        from nesbot.progress import Progress
+
+        if self._game is None:
+            self._stack.close()  # the boot is over
+            self._game = self._stack.enter_context(Progress("play", None, "piece"))
+        note = f"lines {state.lines}, level {state.level}, score {state.score:,}"
+        self._game.advance_to(pieces, note)
+
+    def close(self) -> None:
+        self._stack.close()
 
 
 def _name_files(paths: dict[str, str | None], ending: str) -> None:
@@ -228,6 +268,7 @@ def run_play(args: argparse.Namespace) -> int:
     from nesbot.play import Outputs, play, summary
 
     _check_overlay(args, "--video, --show or --still")
+    _check_codec(args)
     outputs = Outputs(
         log=Path(args.log) if args.log else None,
         video=Path(args.video) if args.video else None,
@@ -235,12 +276,13 @@ def run_play(args: argparse.Namespace) -> int:
         scale=_scale(args),
         overlay=args.overlay,
         show=args.show,
+        codec=args.codec,
     )
     # Bad paths fail now, not after the ~40 s boot.
     if outputs.video is not None:
         from nesbot.video import check_video_path
 
-        check_video_path(outputs.video)
+        check_video_path(outputs.video, outputs.codec)
     if outputs.still is not None:
         from nesbot.video import check_png_path
 
@@ -252,7 +294,7 @@ def run_play(args: argparse.Namespace) -> int:
     rom = _find_rom(args)
     setup = GameSetup(level=args.level, music=args.music, seed=args.seed)
     bot = Bot(get_evaluator(args.evaluator, args.weights), _planner_settings(args))
-    show_progress = not args.json and sys.stderr.isatty()
+    progress = _PlayProgress()
     files = {"video": args.video, "log": args.log, "still": args.still}
     print(f"booting and choosing level {setup.level} (seed {setup.seed})...", file=sys.stderr)
     try:
@@ -264,23 +306,21 @@ def run_play(args: argparse.Namespace) -> int:
             tap_hz=args.tap_hz,
             max_frames=args.max_frames,
             realtime=args.realtime,
-            progress=_game_progress if show_progress else None,
-            boot_progress=_boot_progress if show_progress else None,
+            progress=progress.game,
+            boot_progress=progress.boot,
         )
     except KeyboardInterrupt:  # Ctrl-C, or the window closed: the files are complete
-        if show_progress:
-            print(file=sys.stderr)
+        progress.close()
         _name_files(files, "stopped; so far")
         raise
-    if show_progress:
-        print(file=sys.stderr)
+    progress.close()
     result = session.result
     if args.json:
         print(json.dumps(summary(result, bot)))
     else:
         print(
-            f"score {result.score}, lines {result.lines}, level {result.level}, "
-            f"{result.pieces} pieces in {result.frames} frames, {bot.desyncs} desyncs"
+            f"score {result.score:,}, lines {result.lines}, level {result.level}, "
+            f"{result.pieces} pieces in {result.frames:,} game frames, {bot.desyncs} desyncs"
             + (", topped out" if result.topped_out else "")
         )
     _name_files(files, f"score {result.score:,}; wrote")
@@ -288,9 +328,11 @@ def run_play(args: argparse.Namespace) -> int:
 
 
 def run_train(args: argparse.Namespace) -> int:
+    from functools import partial
     from pathlib import Path
 
     from nesbot.evaluators import get_evaluator
+    from nesbot.progress import Progress
     from nesbot.stats import run_games
     from nesbot.train import TrainConfig, ray_runner, train, trained_weights
     from nesbot.weights import TRAINABLE_NAMES, save_weights
@@ -318,11 +360,14 @@ def run_train(args: argparse.Namespace) -> int:
         max_velocity=args.max_velocity,
     )
     if args.ray:
-        run = ray_runner(args.ray, args.workers)
+        games = ray_runner(args.ray, args.workers)
     else:
+        games = partial(run_games, workers=args.workers)
 
-        def run(specs):
-            return run_games(specs, args.workers)
+    def run(specs):
+        """An iteration's games (every candidate's), with progress through them."""
+        with Progress("train: this iteration", len(specs), "game") as bar:
+            return games(specs, on_result=lambda: bar.update(1))
 
     checkpoint = Path(args.checkpoint) if args.checkpoint else None
     state = train(config, args.iterations, checkpoint, args.resume, run)
@@ -331,6 +376,31 @@ def run_train(args: argparse.Namespace) -> int:
     print(
         f"fitness {weights.provenance['fitness']:,.0f} after {state.iteration} iterations; "
         f"weights in {args.out}",
+        file=sys.stderr,
+    )
+    return 0
+
+
+def run_surface_table(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from nesbot.surface import SurfaceInputs, build_surface_table
+
+    _check_writable(args.out, "surface table")
+    table = build_surface_table(
+        Path(args.out),
+        inputs=SurfaceInputs(discount=args.discount),
+        tolerance=args.tolerance,
+        iterations=args.iterations,
+        workers=args.workers,
+        checkpoint=Path(args.checkpoint),
+        restart=args.restart,
+        command=" ".join(["nesbot", *sys.argv[1:]]),
+    )
+    done = table.provenance
+    print(
+        f"{done['iterations']} iterations, values within {done['error_bound']:.2g} of the fixed "
+        f"point, {done['build_seconds']:.0f} s; table in {args.out}",
         file=sys.stderr,
     )
     return 0
@@ -403,6 +473,12 @@ def _add_picture_options(parser: argparse.ArgumentParser) -> None:
         help="draw a panel of figures beside the game and the planned placements on it",
     )
     parser.add_argument("--show", action="store_true", help="show the game in a window")
+    parser.add_argument(
+        "--codec",
+        choices=("nesbot", "x264"),
+        help="the .mp4's encoder: nesbot (default: lossless, light on the CPU) or x264 "
+        "(a smaller file for uploading; costs the game more)",
+    )
 
 
 def _evaluator_names() -> list[str]:
@@ -564,6 +640,32 @@ def build_parser() -> argparse.ArgumentParser:
     )
     coach.add_argument("--resume", action="store_true", help="continue from --checkpoint")
     _add_evaluator_options(coach)
+
+    from nesbot.surface import CHECKPOINT_PATH, TABLE_PATH
+
+    surface = command(
+        "surface-table",
+        run_surface_table,
+        "build the surface table (the value of each stack top) by value iteration",
+    )
+    surface.add_argument(
+        "--out", default=str(TABLE_PATH), metavar="FILE.npz", help="the table (nesbot's own)"
+    )
+    surface.add_argument("--discount", type=float, default=0.9, help="per piece (0.9)")
+    surface.add_argument(
+        "--tolerance", type=float, default=0.01, help="largest error left, in pieces (0.01)"
+    )
+    surface.add_argument("--iterations", type=_positive, default=200, help="at most (200)")
+    surface.add_argument("--workers", type=_positive, default=1, help="processes (1)")
+    surface.add_argument(
+        "--checkpoint",
+        default=str(CHECKPOINT_PATH),
+        metavar="FILE.npz",
+        help=f"values after every iteration; a rerun continues it ({CHECKPOINT_PATH})",
+    )
+    surface.add_argument(
+        "--restart", action="store_true", help="discard --checkpoint and start over"
+    )
 
     why = command(
         "explain",

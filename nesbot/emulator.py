@@ -6,7 +6,7 @@ of a cycle later into the game's frame at every step, and comes round again ever
 steps. Measured with this ROM, counting steps from power-on:
 
 * about 1,400-5,000: the boundary lies between the NMI's controller poll and the game logic
-  (mechanics §16): a button acts in the RAM read one step later;
+  (docs/mechanics.md#nes-pys-step-boundary): a button acts in the RAM read one step later;
 * about 6,000-16,000: the boundary cuts through the game logic: RAM is read mid-frame;
 * from about 17,000 to about 55,900: the boundary lies in the idle time after the logic: a
   step is one whole frame (NMI, poll of this step's buttons, logic), and RAM read after
@@ -100,12 +100,8 @@ class Emulator:
         return self._env.screen
 
     def copy_screen(self, out: np.ndarray) -> None:
-        """Copy the screen into `out`, a C-contiguous 240x256x3 uint8 array.
-
-        Five times as fast as copying the `screen` view (70 against 360 us): the view walks
-        nes-py's 32-bit pixels byte by byte backwards, its C copy does not.
-        """
-        self._env.observation(OBSERVATION_MODE_RGB_ARRAY_CONTIGUOUS, out)
+        """Copy the screen into `out` (see copy_screen)."""
+        copy_screen(self._env, out)
 
     def power_on(self) -> None:
         """Return to the power-on state (deterministic)."""
@@ -140,6 +136,15 @@ class Emulator:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def copy_screen(env: NESEnv, out: np.ndarray) -> None:
+    """Copy `env`'s screen into `out`, a C-contiguous 240x256x3 uint8 array.
+
+    Five times as fast as copying the `screen` view (70 against 360 us): the view walks
+    nes-py's 32-bit pixels byte by byte backwards, its C copy does not.
+    """
+    env.observation(OBSERVATION_MODE_RGB_ARRAY_CONTIGUOUS, out)
 
 
 def power_cycle(env: NESEnv) -> None:

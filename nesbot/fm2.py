@@ -13,7 +13,11 @@ in nes-py from a fresh ROM load reproduces the game. What callers must know:
   frames reach the OS in batches of whole lines (at least every `FLUSH_EVERY` frames), and the
   context manager closes the file on any exception, KeyboardInterrupt included. A log closed
   before its first frame has no input lines and does not read back.
-- Every log written starts with the comment ``nesbot <version>``, before the caller's comments.
+- Every log written starts with the comment ``nesbot <version>``, before the caller's comments,
+  and ends its comments with ``result``: ``result unfinished`` (padded with spaces) while the
+  game runs, overwritten in place by `Fm2Writer.record_result` when the log is closed, e.g.
+  ``result score=999999 lines=321 level=38 pieces=834 frames=33835 steps=57851``. Replay
+  reads it back (`InputLog.recorded_result`) to say whether the game replays as recorded.
 """
 
 import base64
@@ -47,6 +51,9 @@ FLUSH_EVERY = 600
 # Larger than FLUSH_EVERY input lines (15 bytes each), so the buffer never spills on its own:
 # the OS only ever receives whole lines and a killed process leaves no cut line behind.
 _BUFFER_SIZE = 1 << 16
+RESULT_KEY = "result"
+_RESULT_UNFINISHED = "unfinished"
+_RESULT_WIDTH = 120  # the result comment's text, padded: room for every field's digits
 
 _CMD_SOFT_RESET = 1
 _CMD_POWER = 2
@@ -117,6 +124,19 @@ class InputLog:
             if found == key:
                 return value
         return None
+
+    def recorded_result(self) -> dict[str, int] | None:
+        """The figures the log's ``result`` comment recorded when the game ended, or None
+        (an older log, or a game that never finished: its writer was killed)."""
+        # The last result comment: the writer's, after any of the caller's comments.
+        values = [c.partition(" ")[2] for c in self.comments if c.partition(" ")[0] == RESULT_KEY]
+        value = values[-1].strip() if values else ""
+        if not value or value == _RESULT_UNFINISHED:
+            return None
+        try:
+            return {key: int(number) for key, number in (f.split("=") for f in value.split())}
+        except ValueError:
+            raise NesbotError(f"{self.source}: the result comment {value!r} is garbled") from None
 
     def check_rom(self, md5_hex: str, *also_accepted: str) -> None:
         """Refuse a ROM other than the one the log was recorded with (see `fceux_rom_md5`).
@@ -359,6 +379,10 @@ class Fm2Writer:
             "NewPPU 0",
             *(f"comment {text}" for text in texts),
         ]
+        # The result's line goes last among the comments; close() overwrites it in place.
+        self._result_offset = len(("\n".join(header) + "\n").encode("utf-8"))
+        self._result: dict[str, int] | None = None
+        header.append(_result_line(_RESULT_UNFINISHED))
         try:
             self._file = open(path, "wb", buffering=_BUFFER_SIZE)  # noqa: SIM115
         except OSError as error:
@@ -398,13 +422,24 @@ class Fm2Writer:
         if self.frames_written % FLUSH_EVERY == 0:
             self._flush()
 
+    def record_result(self, figures: dict[str, int]) -> None:
+        """What the game came to (score, lines, ...): close() writes it into the log's
+        ``result`` comment, for replay to check against."""
+        self._result = dict(figures)
+
     def close(self) -> None:
-        """Flush and close the file; calling it again does nothing."""
+        """Write the result if one was recorded, flush and close the file; calling it again
+        does nothing."""
         if self._closed:
             return
         self._closed = True
         try:
-            self._file.close()
+            with self._file:  # closed even if writing the result fails
+                if self._result is not None:
+                    text = " ".join(f"{key}={value}" for key, value in self._result.items())
+                    self._file.flush()
+                    self._file.seek(self._result_offset)
+                    self._file.write(_result_line(text).encode("utf-8"))
         except OSError as error:
             raise NesbotError(f"cannot write {self.path}: {error.strerror or error}") from error
 
@@ -418,6 +453,14 @@ class Fm2Writer:
         traceback: TracebackType | None,
     ) -> None:
         self.close()
+
+
+def _result_line(text: str) -> str:
+    """The result comment's line, always the same length, so that close() can overwrite
+    the one written first."""
+    if len(text) > _RESULT_WIDTH:
+        raise ValueError(f"the result {text!r} is longer than {_RESULT_WIDTH} characters")
+    return f"comment {RESULT_KEY} {text.ljust(_RESULT_WIDTH)}"
 
 
 def write_fm2(

@@ -1,5 +1,5 @@
-"""From power-on to the first active frame of an A-TYPE game, driven by RAM (docs/mechanics.md,
-"Menus").
+"""From power-on to the first active frame of an A-TYPE game, driven by RAM
+(docs/mechanics.md#menus).
 
 Every menu accepts a button only as a new press of exactly that button, so each press is
 one frame down and one frame up, repeated until RAM shows the screen changed. Waits are

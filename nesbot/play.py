@@ -12,7 +12,7 @@ from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -22,10 +22,14 @@ from nesbot.bot import Bot
 from nesbot.emulator import ALIGNED_FRAMES, Emulator
 from nesbot.fm2 import Fm2Writer, fceux_rom_md5
 from nesbot.menus import GameSetup, start_game
-from nesbot.overlay import Renderer
+from nesbot.overlay import SCREEN_HEIGHT, SCREEN_WIDTH, FrameInfo, Renderer
 from nesbot.pace import Pacer
+from nesbot.ppu import FrameConsumer, FrameJoiner, WholeFrames
 from nesbot.rom import Rom
 from nesbot.watch import GameWatch
+
+if TYPE_CHECKING:
+    from nesbot.window import Window
 
 Policy = Callable[[np.ndarray, int], int]  # (RAM, steps since power-on) -> buttons
 Progress = Callable[[ram.GameState, int], None]  # (state, pieces), every PROGRESS_EVERY frames
@@ -126,6 +130,19 @@ def summary(result: GameResult, bot: Bot) -> dict[str, Any]:
     }
 
 
+def recorded_figures(result: GameResult, steps: int) -> dict[str, int]:
+    """What an input log records of the game it holds (its ``result`` comment), for
+    replay to check: `frames` counts from the game's first frame, `steps` from power-on."""
+    return {
+        "score": result.score,
+        "lines": result.lines,
+        "level": result.level,
+        "pieces": result.pieces,
+        "frames": result.frames,
+        "steps": steps,
+    }
+
+
 @dataclass(frozen=True)
 class Outputs:
     """What a session keeps of its game, and whether it shows it."""
@@ -136,6 +153,7 @@ class Outputs:
     scale: int = 3  # picture upscale, for video, window and still
     overlay: bool = False  # the panel and the plan outlines, in all three
     show: bool = False  # a live window
+    codec: str | None = None  # the .mp4's encoder (nesbot.video.CODECS; None: nesbot's)
 
 
 @dataclass(frozen=True)
@@ -148,26 +166,32 @@ class Session:
 
 
 class _Still:
-    """An emulator observer that renders the first frame whose screen shows the score at
-    999,999 (the step after RAM does: the NMI draws the score that the last frame's logic
-    wrote), keeping it for --still."""
+    """A WholeFrames consumer that renders the first frame whose picture shows the score at
+    999,999 (the frame after RAM does: its NMI draws the score that the last frame's logic
+    wrote), else the last frame, for --still."""
 
-    def __init__(self, watch: GameWatch, renderer: Renderer, overlay: bool) -> None:
+    def __init__(self, watch: GameWatch, renderer: Renderer) -> None:
         self.watch = watch
         self.renderer = renderer
-        self.overlay = overlay
-        self.picture: np.ndarray | None = None
-        self.frame: int | None = None
+        self.picture: np.ndarray | None = None  # rendered: the cap's frame, or by take()
+        self.frame: int | None = None  # the step that began the frame kept
+        # The last frame, kept as it came (rendering every frame would cost the game).
+        self._last = np.zeros((SCREEN_HEIGHT, SCREEN_WIDTH, 3), np.uint8)
+        self._last_info: FrameInfo | None = None
 
-    def __call__(self, pad: int, emu: Emulator) -> None:
+    def __call__(self, picture: np.ndarray, info: FrameInfo | None, step: int) -> None:
+        if self.picture is not None:
+            return
+        np.copyto(self._last, picture)
+        self._last_info, self.frame = info, step
         cap = self.watch.cap
-        if self.picture is None and cap is not None and emu.frame > cap.frame:
-            self.take(emu)
+        if cap is not None and step > cap.frame:
+            self.take()
 
-    def take(self, emu: Emulator) -> np.ndarray:
-        info = self.watch.info() if self.overlay else None
-        self.picture = self.renderer.render(emu.screen, info).copy()
-        self.frame = emu.frame
+    def take(self) -> np.ndarray | None:
+        """The picture to save: the cap's frame, else the last frame (None before any)."""
+        if self.picture is None and self.frame is not None:
+            self.picture = self.renderer.render(self._last, self._last_info).copy()
         return self.picture
 
 
@@ -202,6 +226,7 @@ def play(
                 Window(Renderer(outputs.scale, outputs.overlay), every_frame=realtime)
             )
         emu = stack.enter_context(Emulator(rom.path))
+        log = None
         if outputs.log is not None:
             comments = [
                 ("start_level", str(setup.level)),
@@ -212,28 +237,33 @@ def play(
             log = stack.enter_context(Fm2Writer(outputs.log, fceux_rom_md5(rom.data), comments))
             emu.observers.append(lambda pad, _emu: log.write_frame(pad))
         watch = GameWatch(emu.ram, bot)
-        info = watch.info if outputs.overlay else None
-        game_observers: list[Callable[[int, Emulator], None]] = [watch]
+        # Every picture kept or shown is a whole frame, one step late (nesbot.ppu).
+        frames = WholeFrames(watch.info if outputs.overlay else None)
+        consumers: list[FrameConsumer] = []
         writer = None
         if outputs.video is not None:
             from nesbot.video import VideoWriter
 
             writer = stack.enter_context(
-                VideoWriter(outputs.video, outputs.scale, outputs.overlay, info)
+                VideoWriter(outputs.video, outputs.scale, outputs.overlay, outputs.codec)
             )
-            game_observers.append(writer)
+            consumers.append(writer)
         still = None
         if outputs.still is not None:
-            still = _Still(watch, Renderer(outputs.scale, outputs.overlay), outputs.overlay)
-            game_observers.append(still)
+            still = _Still(watch, Renderer(outputs.scale, outputs.overlay))
+            consumers.append(still)
         if window is not None:
-            window.info = info
-            game_observers.append(window)
+            consumers.append(window)
 
         _boot(emu, setup, window, boot_progress)
         # The watch starts on the game's first frame; the video shows the game, not the menus.
         watch.reset()
-        emu.observers.extend(game_observers)
+        if consumers:
+            frames(0, emu)  # the last boot step began the game's first picture
+            frames.consumers.extend(consumers)
+            emu.observers.extend((watch, frames))
+        else:
+            emu.observers.append(watch)
         result = play_game(
             emu,
             setup,
@@ -244,11 +274,13 @@ def play(
             realtime=realtime,
             watch=watch,
         )
-        if still is not None and outputs.still is not None:
+        if log is not None:
+            log.record_result(recorded_figures(result, emu.frame))
+        picture = still.take() if still is not None else None
+        if picture is not None and outputs.still is not None:
             from nesbot.video import save_png
 
-            # The frame that first showed 999,999, else the last.
-            save_png(still.picture if still.picture is not None else still.take(emu), outputs.still)
+            save_png(picture, outputs.still)
     return Session(
         result,
         writer.frames_written if writer is not None else 0,
@@ -256,16 +288,21 @@ def play(
     )
 
 
-def _boot(emu: Emulator, setup: GameSetup, window, boot_progress: BootProgress | None) -> None:
+def _boot(
+    emu: Emulator, setup: GameSetup, window: "Window | None", boot_progress: BootProgress | None
+) -> None:
     """start_game, showing its progress: the menus wait for nes-py's whole-frame steps."""
     target = ALIGNED_FRAMES.start + setup.seed_frames
     next_report = 0.0
+    menus = FrameJoiner()  # whole pictures of the menus for the window
 
     def report(pad: int, emu: Emulator) -> None:
         nonlocal next_report
         if window is not None:
+            emu.copy_screen(menus.incoming)
+            menus.push(None, emu.ppu.drawn)
             window.getting_ready(
-                emu.screen,
+                menus.picture,
                 (
                     "getting ready: the menus wait for nes-py's whole-frame steps",
                     f"step {emu.frame:,} of {target:,}, level {setup.level}, seed {setup.seed}",

@@ -15,6 +15,10 @@ as `nesbot play` does: the same setup and settings give the same game.
 The player checks that the env really stepped once per action, by the game's frame
 counter ($00B1), which the NMI advances once a frame: a loop that steps twice, skips
 frames or resets the env gets a NesbotError, never a game that desyncs in silence.
+
+nes-py's screen after a step holds two frames, torn where the step ended; the player
+follows where that is (nesbot.ppu) and `whole_frame()` gives each frame of the game whole,
+one step late, with what the overlay draws on it: what a video should be made of.
 """
 
 import warnings
@@ -25,13 +29,14 @@ from nes_py import NESEnv
 
 from nesbot import ram
 from nesbot.bot import Bot
-from nesbot.emulator import NMI_CROSSING_START, power_cycle
+from nesbot.emulator import NMI_CROSSING_START, copy_screen, power_cycle
 from nesbot.errors import NesbotError, NesbotWarning
 from nesbot.evaluators import Evaluator, get_evaluator
 from nesbot.menus import GameSetup, game_inputs
 from nesbot.overlay import FrameInfo
 from nesbot.planning import PlannerSettings
 from nesbot.play import GameResult, game_result, summary
+from nesbot.ppu import PPU_MASK_COPY, FrameJoiner, PpuClock
 from nesbot.rom import Rom, validate_rom
 from nesbot.watch import GameWatch
 
@@ -49,6 +54,7 @@ class Player:
         self.rom = rom
         self.max_frames = max_frames
         self.frame = 0  # steps since power-on, counting the one the last action was for
+        self._env = env
         self._memory: np.ndarray = env.ram
         self._menus = game_inputs(self._memory, setup, lambda: self.frame)
         self._watch = GameWatch(self._memory, bot)
@@ -56,6 +62,9 @@ class Player:
         self._game_start_counter = 0  # the frame counter on the game's first frame
         self._counter = 0  # the frame counter when the last action was given
         self._unseen = False  # the last action's step has not been looked at yet
+        self._ppu = PpuClock()
+        self._frames = FrameJoiner()
+        self._whole_step: int | None = None  # the step that began _frames.picture's frame
 
     @property
     def stage(self) -> Stage:
@@ -105,13 +114,20 @@ class Player:
             )
         return game_result(self._memory, self._watch, self.setup, self._game_frames, self.rom.md5)
 
-    def frame_info(self) -> FrameInfo:
-        """What the overlay draws on the frame just stepped (VideoWriter.write's info)."""
+    def whole_frame(self) -> tuple[np.ndarray, FrameInfo] | None:
+        """The game's last whole frame, one step behind the env's screen, and what the
+        overlay draws on it: the arguments of VideoWriter.write. None until the game's
+        first frame is whole, and in the menus. The picture is overwritten by the next
+        step: copy what you keep."""
         self._look()
-        return self._watch.info()
+        if self._whole_step is None or self._frames.info is None:
+            return None
+        return self._frames.picture, self._frames.info
 
     def _start_game(self) -> None:
         self._watch.reset()
+        # The last menu step began the game's first picture, as in `nesbot play`.
+        self._frames.held_info = self._watch.info()
         self._game_frames = 0
         self._game_start_counter = int(self._memory[ram.FRAME_COUNTER])
 
@@ -121,6 +137,7 @@ class Player:
         if not self._unseen:
             return
         self._unseen = False
+        self._ppu.step(int(self._memory[PPU_MASK_COPY]))
         counter = int(self._memory[ram.FRAME_COUNTER])
         if self._game_frames is None:
             # In the menus some steps have no NMI (power-on, screen changes): 0 or 1.
@@ -132,6 +149,15 @@ class Player:
             if ahead not in _frames_ahead(self.frame):
                 self._stepped_wrongly(f"{ahead} frames ahead of the steps counted")
             self._watch.observe(self.frame)
+        self._take_picture()
+
+    def _take_picture(self) -> None:
+        """Push the screen after this step: joined with the last one, it makes the frame
+        the last step began whole (its info is None before the game)."""
+        copy_screen(self._env, self._frames.incoming)
+        info = self._watch.info() if self._game_frames is not None else None
+        joined = self._frames.push(None, self._ppu.drawn, info)
+        self._whole_step = self.frame - 1 if joined else None
 
     def _stepped_wrongly(self, found: str) -> None:
         raise NesbotError(

@@ -1,6 +1,6 @@
 """The NES Tetris RAM map, and decoding of RAM into a frozen GameState.
 
-Every address the project reads or writes is named here once (mechanics §2). Player
+Every address the project reads or writes is named here once (docs/mechanics.md#ram-map). Player
 variables are read from the persistent copy at $60-$7F: between frames it equals the
 working copy at $40-$5F, and writes to the working copy are lost at the next frame.
 """
@@ -29,7 +29,7 @@ LEVEL_NUMBER = 0x64  # binary
 FALL_TIMER = 0x65  # gravity counter, +1 every frame
 AUTOREPEAT_X = 0x66  # DAS counter 0-16; carries over between pieces and games
 START_LEVEL = 0x67  # menu start level (+10 when A was held)
-PLAY_STATE = 0x68  # gameplay state machine (mechanics §7)
+PLAY_STATE = 0x68  # gameplay state machine (docs/mechanics.md#the-play-states)
 VRAM_ROW = 0x69  # next playfield row the NMI copies; $20 = copy done
 COMPLETED_ROW = 0x6A  # 4 bytes: rows cleared by this lock, 0 = none
 AUTOREPEAT_Y = 0x6E  # soft-drop counter; $A0 at game start = first-piece hold
@@ -37,7 +37,7 @@ HOLD_DOWN_POINTS = 0x6F  # soft-drop steps, for points
 LINES = 0x70  # 2-byte BCD, little-endian
 ROW_Y = 0x72  # line-clear animation step 0-5
 SCORE = 0x73  # 3-byte BCD, little-endian
-SCORE_CAP = CORE_SCORE_CAP  # the ROM stops adding points here (mechanics §9)
+SCORE_CAP = CORE_SCORE_CAP  # the ROM stops adding points here (docs/mechanics.md#scoring)
 COMPLETED_LINES = 0x76  # rows cleared by this lock, 0-4
 LINE_INDEX = 0x77  # row being checked in play state 3
 CURTAIN_ROW = 0x78  # game-over curtain; not reset at game start

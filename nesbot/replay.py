@@ -24,17 +24,29 @@ HALF_SPEED_DPAD = DOWN | LEFT | RIGHT  # held alone, the ROM runs its logic ever
 
 @dataclass(frozen=True)
 class ReplaySummary:
-    """What `nesbot replay --json` prints."""
+    """What `nesbot replay --json` prints. `frames` counts the game's frames from its first
+    (as `nesbot play` does; 0 if no game began), `steps` nes-py's steps from power-on."""
 
     frames: int
+    steps: int
     pieces: int
     score: int
     lines: int
     level: int
     topped_out: bool
 
-    def to_json(self) -> str:
-        return json.dumps(asdict(self))
+    def to_json(self, **extra: object) -> str:
+        return json.dumps(asdict(self) | extra)
+
+    def differences(self, recorded: dict[str, int]) -> list[str]:
+        """How this replay differs from what the log recorded (its result comment), one
+        phrase per figure: empty when the game replayed as it was played."""
+        found = asdict(self)
+        return [
+            f"{key} {found[key]:,} (recorded {value:,})"
+            for key, value in recorded.items()
+            if key in found and found[key] != value
+        ]
 
 
 def trace_record(state: ram.GameState, frame: int) -> dict:
@@ -59,12 +71,15 @@ class _PieceTracer:
         self.sink = sink
         self.pieces = 0
         self.was_active = False
+        self.first_step: int | None = None  # the step after which the first piece was active
 
     def observe(self, memory, frame: int) -> bool:
         """Look at RAM after a step; returns whether a piece is active. Decoding is costly,
         so it happens only for a new piece."""
         active = ram.piece_active(memory)
         if active and not self.was_active:
+            if self.first_step is None:
+                self.first_step = frame
             self.pieces += 1
             if self.sink is not None:
                 state = ram.decode(memory)
@@ -73,8 +88,11 @@ class _PieceTracer:
         return active
 
 
-def _summary(state: ram.GameState, frames: int, pieces: int) -> ReplaySummary:
-    return ReplaySummary(frames, pieces, state.score, state.lines, state.level, state.topped_out)
+def _summary(state: ram.GameState, steps: int, tracer: "_PieceTracer") -> ReplaySummary:
+    frames = steps - tracer.first_step if tracer.first_step is not None else 0
+    return ReplaySummary(
+        frames, steps, tracer.pieces, state.score, state.lines, state.level, state.topped_out
+    )
 
 
 def _emulator_until_first_piece(emu: Emulator, log: InputLog, tracer: _PieceTracer) -> bool:
@@ -102,7 +120,7 @@ def replay_on_emulator(
             tracer.observe(emu.ram, emu.frame)
             if emu.ram[ram.PLAY_STATE] == ram.PLAY_TOPPED_OUT:
                 break
-        return _summary(ram.decode(emu.ram), emu.frame, tracer.pieces)
+        return _summary(ram.decode(emu.ram), emu.frame, tracer)
 
 
 def _check_sim_can_follow(log: InputLog, start: int) -> None:
@@ -146,7 +164,7 @@ def replay_on_simulator(rom: Rom, log: InputLog, trace: IO[str] | None = None) -
     tracer = _PieceTracer(trace)
     with Emulator(rom.path) as emu:
         if not _emulator_until_first_piece(emu, log, tracer):
-            return _summary(ram.decode(emu.ram), emu.frame, tracer.pieces)
+            return _summary(ram.decode(emu.ram), emu.frame, tracer)
         _check_sim_can_follow(log, emu.frame)
         base = emu.ram.copy()
     game = ram.game_from_ram(base)
@@ -155,7 +173,7 @@ def replay_on_simulator(rom: Rom, log: InputLog, trace: IO[str] | None = None) -
         # Writing RAM costs more than stepping: only when a new piece may be active.
         if game.active != tracer.was_active:
             tracer.observe(ram.game_to_ram(game, base), frame)
-    return _summary(ram.decode(ram.game_to_ram(game, base)), frame, tracer.pieces)
+    return _summary(ram.decode(ram.game_to_ram(game, base)), frame, tracer)
 
 
 @dataclass(frozen=True)
@@ -179,13 +197,16 @@ class Verification:
     window_ended: bool  # stopped at the end of ALIGNED_FRAMES while the game went on
 
 
-def verify(rom: Rom, log: InputLog) -> Verification:
+def verify(
+    rom: Rom, log: InputLog, observers: tuple[Callable[[int, Emulator], None], ...] = ()
+) -> Verification:
     """Run emulator and simulator in lockstep from the first active frame and compare the
     whole modelled state after every frame, up to top-out, the end of the log, or the end of
     the frames where a nes-py step is one whole game frame (ALIGNED_FRAMES), whichever comes
-    first."""
+    first. `observers` see every emulator step (progress)."""
     tracer = _PieceTracer(None)
     with Emulator(rom.path) as emu:
+        emu.observers.extend(observers)
         if not _emulator_until_first_piece(emu, log, tracer):
             raise NesbotError(f"{log.source} never reaches an active piece; nothing to verify")
         _check_sim_can_follow(log, emu.frame)

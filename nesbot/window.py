@@ -3,9 +3,10 @@
 The window is driven from the thread that plays: `show()` draws a picture and lets the GUI
 handle its events for a millisecond, which is also how it learns that the user closed the
 window; it then raises `WindowClosed`, which unwinds like Ctrl-C (log and video are closed
-and stay readable). As an emulator observer the window shows every frame (with --realtime,
-where the game runs at the NES's 60.0988 frames/s) or, when the game runs as fast as it
-can, at most `MAX_REFRESH_HZ` pictures a second, so that drawing costs the game little.
+and stay readable). As a consumer of whole frames (nesbot.ppu.WholeFrames) the window shows
+every frame (with --realtime, where the game runs at the NES's 60.0988 frames/s) or, when
+the game runs as fast as it can, at most `MAX_REFRESH_HZ` pictures a second, so that drawing
+costs the game little.
 
 Qt aborts the whole process when it cannot reach the display, so `check_display()` tries the
 X server first and turns its absence into one NesbotError line.
@@ -16,17 +17,12 @@ import ctypes.util
 import os
 import sys
 import time
-from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
 
 from nesbot.errors import NesbotError
 from nesbot.overlay import FrameInfo, Renderer, draw_banner
-
-if TYPE_CHECKING:
-    from nesbot.emulator import Emulator
 
 TITLE = "nesbot"
 MAX_REFRESH_HZ = 60.0
@@ -68,16 +64,9 @@ def check_display() -> None:
 class Window:
     """One window showing the game's pictures (see the module docstring)."""
 
-    def __init__(
-        self,
-        renderer: Renderer,
-        info: Callable[[], FrameInfo | None] | None = None,
-        every_frame: bool = False,
-        title: str = TITLE,
-    ) -> None:
+    def __init__(self, renderer: Renderer, every_frame: bool = False, title: str = TITLE) -> None:
         check_display()
         self.renderer = renderer
-        self.info = info
         self.every_frame = every_frame
         self.title = title
         self.shown = 0  # pictures shown
@@ -86,11 +75,10 @@ class Window:
         # GUI_NORMAL: no toolbar or status bar, just the picture at its own size.
         cv2.namedWindow(title, cv2.WINDOW_AUTOSIZE | cv2.WINDOW_GUI_NORMAL)
 
-    def __call__(self, pad: int, emu: "Emulator") -> None:
-        """Observer entry point: show the screen the step just drew, if one is due."""
+    def __call__(self, picture: np.ndarray, info: FrameInfo | None, step: int) -> None:
+        """A WholeFrames consumer: show the picture, if one is due."""
         if self._due(MAX_REFRESH_HZ) or self.every_frame:
-            info = self.info() if self.info is not None else None
-            self.show(self.renderer.render(emu.screen, info))
+            self.show(self.renderer.render(picture, info))
 
     def getting_ready(self, screen: np.ndarray, lines: tuple[str, str], done: float) -> None:
         """Show a screen under a message and a progress bar (done 0-1), at most

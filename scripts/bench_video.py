@@ -1,7 +1,8 @@
 """What recording costs the game: `play --video` against `play` on the same game.
 
 Boots once, saves the game's first frame, and lets a fresh bot play the same frames from
-there, in turn: without video, with `--video` (H.264, scale 3), and with `--video --overlay`.
+there, in turn: without video, with `--video` (H.264, scale 3) and `--video --overlay`, each
+with nesbot's own writer and with `--codec x264`.
 Each timing runs from the game's first frame until the video file is closed (the encoder's
 queue drained and the index written), so the figure is what a user waits; the encoder
 process has started before, as in `play`, which starts it before the boot. The kinds take
@@ -26,9 +27,16 @@ from pathlib import Path
 from bench_game import BootedGame, add_game_options, booted_game, fresh_bot
 
 from nesbot.play import play_game
+from nesbot.ppu import WholeFrames
 from nesbot.video import VideoWriter, probe_video
 
-KINDS = ("no video", "--video", "--video --overlay")
+KINDS = (
+    "no video",
+    "--video",
+    "--video --overlay",
+    "--video --codec x264",
+    "--video --overlay --codec x264",
+)
 
 
 def timed_game(game: BootedGame, frames: int, kind: str, folder: Path):
@@ -38,26 +46,32 @@ def timed_game(game: BootedGame, frames: int, kind: str, folder: Path):
     boot), and the clock stops once the file is closed."""
     bot, watch = fresh_bot(game)
     emu, setup, rom = game.emu, game.setup, game.rom
-    path = folder / f"{kind.replace(' ', '_').strip('-')}.mp4"
+    path = folder / f"{kind.replace(' ', '_').replace('-', '')}.mp4"
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
     with contextlib.ExitStack() as stack:
         if kind != "no video":
-            writer = VideoWriter(path, overlay="overlay" in kind, info=watch.info)
+            overlay = "overlay" in kind
+            writer = VideoWriter(path, overlay=overlay, codec="x264" if "x264" in kind else None)
             stack.enter_context(writer)
             writer.wait_started()
-            emu.observers.append(writer)
+            whole = WholeFrames(watch.info if overlay else None)
+            whole(0, emu)  # the game's first picture, as in play
+            whole.consumers.append(writer)
+            emu.observers.append(whole)
         cpu = time.thread_time()
         started = time.perf_counter()
         result = play_game(emu, setup, rom, bot, max_frames=frames, watch=watch)
     seconds = time.perf_counter() - started
     game_cpu = time.thread_time() - cpu
     after = resource.getrusage(resource.RUSAGE_CHILDREN)  # the encoder, once it has ended
-    encoder_cpu = after.ru_utime + after.ru_stime - children.ru_utime - children.ru_stime
+    encoder_cpu = max(0.0, after.ru_utime + after.ru_stime - children.ru_utime - children.ru_stime)
     emu.observers.clear()
+    size = 0
     if kind != "no video":
         facts = probe_video(path)
         assert facts.frames == result.frames, (facts.frames, result.frames)
-    return seconds, game_cpu, encoder_cpu, result
+        size = path.stat().st_size
+    return seconds, game_cpu, encoder_cpu, result, size
 
 
 def main() -> None:
@@ -69,12 +83,14 @@ def main() -> None:
 
     seconds: dict[str, list[float]] = {kind: [] for kind in KINDS}
     cpu: dict[str, list[tuple[float, float]]] = {kind: [] for kind in KINDS}
+    sizes: dict[str, int] = {}
     with booted_game(args) as game, tempfile.TemporaryDirectory() as folder:
         results = set()
         for round_ in range(args.rounds):
             # Each round starts with another kind, so that none always runs first or last.
-            for kind in KINDS[round_ % 3 :] + KINDS[: round_ % 3]:
-                spent, game_cpu, encoder_cpu, result = timed_game(
+            first = round_ % len(KINDS)
+            for kind in KINDS[first:] + KINDS[:first]:
+                spent, game_cpu, encoder_cpu, result, sizes[kind] = timed_game(
                     game, args.frames, kind, Path(folder)
                 )
                 seconds[kind].append(spent)
@@ -96,6 +112,7 @@ def main() -> None:
             f"{kind:<18} {frames / spent:6.1f} frames/s  ({statistics.median(shares):.1%} of no "
             f"video, median of the rounds: {runs}); CPU per frame: game {game_ms:.2f} ms, "
             f"encoder {encoder_ms:.2f} ms"
+            + (f"; file {sizes[kind] / frames / 1e3:.2f} kB/frame" if sizes[kind] else "")
         )
     # The wall-clock figures need the second core free; on a shared machine the CPU times
     # say what two free cores would give: the slower of game and encoder sets the pace.

@@ -146,8 +146,11 @@ def test_play_json_video_and_log_replay(tmp_path, rom_path):
         check=True,
     )
     again = json.loads(replayed.stdout)
-    assert (again["score"], again["lines"], again["level"]) == (
+    assert (again["score"], again["lines"], again["level"], again["frames"]) == (
         summary["score"],
         summary["lines"],
         summary["level"],
+        summary["frames"],  # game frames, counted alike; replay adds steps since power-on
     )
+    assert again["matches_recorded"] is True and again["steps"] > again["frames"] + 24_000
+    assert "matches the recorded game" in replayed.stderr

@@ -146,7 +146,36 @@ def test_replay_renders_a_video(tmp_path, rom_path):
         "replay", str(log), "--rom", str(rom_path), "--video", str(video), "--scale", "1", "--json"
     )
     assert result.returncode == 0, result.stderr
-    assert read_video_frames(video) == 240
+    assert read_video_frames(video) == 239  # whole frames: the last step's is not whole yet
+
+
+def test_replay_says_when_the_game_differs_from_the_recorded_one(tmp_path, rom_path):
+    log = tmp_path / "menus.fm2"
+    menus = "|0|........|||\n" * 60
+    log.write_text("version 3\ncomment result score=5 lines=0 frames=0\n" + menus)
+    result = nesbot("replay", str(log), "--rom", str(rom_path))
+    assert result.returncode == 1
+    assert "differs from the recorded game: score 0 (recorded 5)" in result.stderr
+    log.write_text("version 3\ncomment result score=0 lines=0 frames=0\n" + menus)
+    result = nesbot("replay", str(log), "--rom", str(rom_path), "--json")
+    assert result.returncode == 0 and '"matches_recorded": true' in result.stdout
+
+
+def test_replay_renders_with_x264_and_refuses_a_codec_without_a_video(tmp_path, rom_path):
+    from nesbot.video import probe_video
+
+    log = tmp_path / "menus.fm2"
+    log.write_text("version 3\n" + "|0|........|||\n" * 60)
+    video = tmp_path / "menus.mp4"
+    replay = ["replay", str(log), "--rom", str(rom_path), "--scale", "1"]
+    result = nesbot(*replay, "--video", str(video), "--codec", "x264")
+    assert result.returncode == 0, result.stderr
+    facts = probe_video(video)
+    assert (facts.profile, facts.frames) == ("High", 59)
+    _assert_one_line_error(nesbot(*replay, "--codec", "x264"), "--codec chooses the encoder")
+    _assert_one_line_error(
+        nesbot("play", "--codec", "x264", "--video", str(tmp_path / "g.webm")), "--codec"
+    )
 
 
 def test_video_needs_the_emulator(tmp_path, rom_path):

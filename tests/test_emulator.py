@@ -19,7 +19,8 @@ def test_aligned_step_is_one_whole_frame(emulator, new_game):
 
 
 def test_early_steps_use_buttons_one_step_later(emulator):
-    """Soon after power-on the boundary lies between the poll and the logic (mechanics §16)."""
+    """Soon after power-on the boundary lies between the poll and the logic
+    (docs/mechanics.md#nes-pys-step-boundary)."""
     emulator.power_on()
     r = emulator.ram
     while not (r[ram.GAME_MODE] == ram.MODE_LEGAL and r[ram.SLEEP_COUNTER] == 0):

@@ -366,6 +366,7 @@ def test_written_text(tmp_path: Path) -> None:
         f"comment nesbot {__version__}",
         "comment start_level 19",
         "comment seed 7",
+        "comment result " + "unfinished".ljust(120),  # overwritten by record_result
         "|0|........|||",
         "|0|.......A|||",
         "|0|R......A|||",
@@ -401,8 +402,24 @@ def test_round_trip(tmp_path: Path, frames: bytes, md5: bytes, comments: list[st
     log = read_fm2(path)
     assert log.frames == frames
     assert log.rom_md5 == md5.hex()
-    assert log.comments == (f"nesbot {__version__}", *comments)
+    assert log.comments[:-1] == (f"nesbot {__version__}", *comments)
+    assert log.comments[-1].rstrip() == "result unfinished"
+    assert log.recorded_result() is None
     log.check_rom(md5.hex())
+
+
+def test_the_result_is_written_in_place_when_the_log_closes(tmp_path: Path) -> None:
+    path = tmp_path / "game.fm2"
+    with Fm2Writer(path, MD5, ["result of a user's own"]) as writer:
+        for pad in (0, 8, 0):
+            writer.write_frame(pad)
+        writer.record_result({"score": 999_999, "lines": 230, "frames": 3, "steps": 24_003})
+    log = read_fm2(path)
+    assert log.frames == bytes([0, 8, 0])
+    assert log.recorded_result() == {"score": 999_999, "lines": 230, "frames": 3, "steps": 24_003}
+    path.write_text(path.read_text().replace("score=999999", "score=x"))
+    with pytest.raises(NesbotError, match="garbled"):
+        read_fm2(path).recorded_result()
 
 
 def test_writer_context_manager(tmp_path: Path) -> None:

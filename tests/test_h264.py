@@ -1,4 +1,4 @@
-"""The .mp4's H.264 writer (nesbot._core.h264): every picture decodes, in FFmpeg's decoder
+"""The .mp4's H.264 writer (nesbot.video.h264): every picture decodes, in FFmpeg's decoder
 and in Cisco's OpenH264 (which shares no code with FFmpeg; tests/openh264.py), to exactly the
 planes it was given, whichever kind of macroblock each block became."""
 
@@ -10,10 +10,11 @@ import numpy as np
 import openh264
 import pytest
 
-from nesbot._core.h264 import H264Writer
 from nesbot.overlay import Renderer
 from nesbot.pace import NTSC_RATE
-from nesbot.video import Encoder, Yuv420Picture
+from nesbot.video.h264 import H264Writer
+from nesbot.video.muxing import Encoder
+from nesbot.video.pictures import Yuv420Picture
 
 RATE = float(NTSC_RATE)
 CELL = 8  # a NES cell at scale 1: the motions the writer tries
@@ -152,8 +153,8 @@ def test_a_real_game_decodes_to_the_pictures_given(emulator, new_game, tmp_path:
     """300 frames of a bot's game through the .mp4 path with the overlay (Encoder, dirty
     maps from the screen's changed rows and the panel's figures, an IDR picture every 100
     frames here): every decoded frame is the encoder's picture, sample for sample."""
-    from nesbot import video
     from nesbot.bot import Bot
+    from nesbot.video import muxing
     from nesbot.watch import GameWatch
 
     new_game(19, seed=7)
@@ -163,15 +164,15 @@ def test_a_real_game_decodes_to_the_pictures_given(emulator, new_game, tmp_path:
     path = tmp_path / "game.mp4"
     encoder = Encoder(path, scale=2, overlay=True)
     given = []
-    original = video.KEYFRAME_INTERVAL
-    video.KEYFRAME_INTERVAL = 100
+    original = muxing.KEYFRAME_INTERVAL
+    muxing.KEYFRAME_INTERVAL = 100
     try:
         for _ in range(300):
             emulator.step(bot(emulator.ram, emulator.frame))
             encoder.encode(encoder.prepare(emulator.screen, watch.info()))
             given.append(tuple(plane.copy() for plane in encoder.picture.planes))
     finally:
-        video.KEYFRAME_INTERVAL = original
+        muxing.KEYFRAME_INTERVAL = original
         emulator.observers.clear()
         encoder.finish()
     changed = sum(not np.array_equal(a[0], b[0]) for a, b in itertools.pairwise(given))

@@ -66,8 +66,9 @@ def test_play_keeps_video_log_and_still(from_level_menu, rom, tmp_path: Path) ->
     assert (facts.frames, facts.width, facts.height) == (240, 1152, 720)
     # The log has every step from where the emulator started, menus included.
     assert len(read_fm2(outputs.log).frames) == from_level_menu.frame - ALIGNED_FRAMES.start
-    # No 999,999 in 240 frames: the still is the last frame, as the video ends.
-    assert session.still_frame == from_level_menu.frame
+    # No 999,999 in 240 frames: the still is the last whole frame, as the video ends (the
+    # one the step before the last began: the last step's is not whole yet).
+    assert session.still_frame == from_level_menu.frame - 1
     still = cv2.cvtColor(cv2.imread(str(outputs.still)), cv2.COLOR_BGR2RGB)
     assert still.shape == (720, 1152, 3)
     with av.open(str(outputs.video)) as container:

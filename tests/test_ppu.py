@@ -36,6 +36,32 @@ def test_the_clock_steps_a_frame_and_a_dot_or_two():
     assert (clock.dot, clock.odd, clock.short) == (4, True, False)
 
 
+def test_the_dots_the_next_frame_drew_are_guessed_from_this_frame_and_the_last():
+    """The second step draws the next frame's first dots over the frame's own where the
+    first step ended. The whole picture never takes them from the next frame: where the
+    picture did not change, from the frame before; where it did (a flash), from beside."""
+    grey, white, red = (100, 100, 100), (255, 255, 255), (200, 0, 0)
+    out = np.empty((240, 256, 3), np.uint8)
+    for drawn in (50 * WIDTH + 4, 50 * WIDTH):  # mid-line, and at a line's start
+        lost = slice(drawn, drawn + 2)
+        # A still picture (the frame before is the same, a red dot where the dots are
+        # lost) and a flash coming in the next frame: the frame before's dot.
+        first = np.full((240, 256, 3), grey, np.uint8)
+        first.reshape(PIXELS, 3)[lost] = red
+        second = first.copy()
+        second.reshape(PIXELS, 3)[: drawn + 2] = white
+        whole_picture(first, second, drawn, drawn + 2, out)
+        expected = first.copy()
+        assert (out == expected).all(), drawn
+        # A flash frame after a grey one: the dots are white, as beside them.
+        first = np.full((240, 256, 3), grey, np.uint8)  # above the split: not drawn yet
+        first.reshape(PIXELS, 3)[:drawn] = white  # the flash, drawn by the first step
+        second = np.full((240, 256, 3), white, np.uint8)  # the rest of the flash
+        second.reshape(PIXELS, 3)[: drawn + 2] = grey  # the next frame, not a flash
+        whole_picture(first, second, drawn, drawn + 2, out)
+        assert (out == np.array(white, np.uint8)).all(), drawn
+
+
 def test_the_split_is_where_each_tetris_flash_is_torn(emulator, new_game):
     """Every screen with a flash in it is flashed exactly above the split (a flash is
     one frame: the steps that show it are torn there), and the whole picture the split
@@ -56,7 +82,7 @@ def test_the_split_is_where_each_tetris_flash_is_torn(emulator, new_game):
             # The flash is the frame above the split, or the one below it: never both.
             assert rows.max() < covered or rows.min() >= covered, (emulator.frame, covered)
         if before is not None:
-            whole_picture(before, screen, drawn_before, whole)
+            whole_picture(before, screen, drawn_before, drawn, whole)
             whole_rows = flashed_rows(whole)
             assert len(whole_rows) == 0 or len(whole_rows) > 200, emulator.frame
             whole_flashes += len(whole_rows) > 200

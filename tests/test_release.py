@@ -111,6 +111,8 @@ def test_the_sdist_holds_the_cython_sources_and_no_build_products(release):
     for kind in ("*.pxd", "*.h", "*.pyi"):
         expected = {path.name for path in (ROOT / "cython_core").glob(kind)}
         assert expected <= core, f"missing {kind}: {sorted(expected - core)}"
+    for path in (ROOT / "nesbot" / "video").glob("*.py[xi]"):  # the .mp4's H.264 writer
+        assert f"nesbot/video/{path.name}" in names, f"{path.name} is not in the sdist"
     for name in ("setup.py", "pyproject.toml", "LICENSE", "README.md", "nesbot/py.typed"):
         assert name in names, f"{name} is not in the sdist"
     leaked = [
@@ -125,11 +127,13 @@ def test_the_sdist_holds_the_cython_sources_and_no_build_products(release):
 
 def test_the_wheel_holds_the_compiled_core_stubs_and_license(release):
     names = set(release.wheel_names)
-    pyx = sorted(Path(name).stem for name in release.sdist_names if name.endswith(".pyx"))
-    for stem in pyx:
-        compiled = [name for name in names if name.startswith(f"nesbot/_core/{stem}.cpython-")]
-        assert len(compiled) == 1 and compiled[0].endswith(".so"), (stem, compiled)
+    pyx = sorted(name.removesuffix(".pyx") for name in release.sdist_names if name.endswith(".pyx"))
+    assert "nesbot/video/h264" in pyx
+    for module in pyx:  # each compiled beside its source
+        compiled = [name for name in names if name.startswith(f"{module}.cpython-")]
+        assert len(compiled) == 1 and compiled[0].endswith(".so"), (module, compiled)
     stubs = {f"nesbot/_core/{path.name}" for path in (ROOT / "cython_core").glob("*.pyi")}
+    stubs |= {f"nesbot/video/{path.name}" for path in (ROOT / "nesbot" / "video").glob("*.pyi")}
     assert stubs <= names, f"missing stubs: {sorted(stubs - names)}"
     assert "nesbot/py.typed" in names
     (dist_info,) = {name.split("/")[0] for name in names if ".dist-info/" in name}

@@ -74,8 +74,9 @@ def recording(rom, emulator, boot, ram_digest, tmp_path_factory) -> Recording:
     assert len(digests) == emulator.frame  # one per frame from power-on
     assert len(trace) == result.pieces >= 5
     assert trace[-1]["board"] != ["." * 10] * 20  # pieces have locked by the last record
+    # Game frames as play counts them, and steps since power-on: replay counts both alike.
     summary = ReplaySummary(
-        emulator.frame, len(trace), end.score, end.lines, end.level, end.topped_out
+        result.frames, emulator.frame, len(trace), end.score, end.lines, end.level, end.topped_out
     )
     return Recording(path, digests, trace, summary, result)
 

@@ -1,8 +1,8 @@
 """Golden tests of the frame rules (nesbot._core.rules through nesbot._core.game.Game).
 
-Every expected number comes from the mechanics doc (shared/nes_tetris_mechanics.md beside
-the repository, cited as §n). Where the doc gives an algorithm (rng_step, pick,
-score_update, the lines loop, the active-piece frame of §5.1) it is written out below in
+Every expected number comes from the rules in docs/mechanics.md (cited by section, e.g.
+docs/mechanics.md#scoring). Where the ROM's routine is an algorithm (rng_step, pick,
+score_update, the lines loop, the active-piece frame) it is written out below in
 plain Python and the core is compared with it over many inputs. No ROM and no emulator are needed.
 
 Step convention of the project: one Game.step(pad) is one whole NES frame, i.e. the NMI
@@ -30,7 +30,8 @@ FULL = 0x3FF
 HIDDEN = 2  # rows[r + HIDDEN] is playfield row r (rows -2 .. 19)
 
 # ---------------------------------------------------------------------------------------
-# Tables copied from the doc (§4, §5.4, §6.2), independent of the core's nes_tables.h.
+# The ROM's tables written out by hand (docs/mechanics.md#pieces-and-orientations),
+# independent of the core's nes_tables.h.
 
 DOC_CELLS = (
     ((-1, 0), (0, 0), (1, 0), (0, -1)),  # $00 T up
@@ -53,7 +54,7 @@ DOC_CELLS = (
     ((0, -2), (0, -1), (0, 0), (0, 1)),  # $11 I vertical
     ((-2, 0), (-1, 0), (0, 0), (1, 0)),  # $12 I horizontal (spawn)
 )
-# rotationTable (§4): (B result, A result) per orientation ID.
+# rotationTable (docs/mechanics.md#rotation): (B result, A result) per orientation ID.
 DOC_ROTATION = (
     (0x03, 0x01),
     (0x00, 0x02),
@@ -78,9 +79,9 @@ DOC_ROTATION = (
 DOC_ROT_B = tuple(b for b, _ in DOC_ROTATION)
 DOC_ROT_A = tuple(a for _, a in DOC_ROTATION)
 DOC_SPAWN_TABLE = (0x02, 0x07, 0x08, 0x0A, 0x0B, 0x0E, 0x12)  # T J Z O S L I
-# §5.4 framesPerDropTable, levels 0-28 (29 and up: 1).
+# framesPerDropTable, levels 0-28, 29 and up: 1 (docs/mechanics.md#gravity-and-frames-per-drop).
 DOC_FRAMES_PER_ROW = (48, 43, 38, 33, 28, 23, 18, 13, 8, 6, 5, 5, 5, 4, 4, 4, 3, 3, 3) + (2,) * 10
-# §9 pointsTable, BCD (lo, hi) for 0-4 lines.
+# pointsTable, BCD (lo, hi) for 0-4 lines (docs/mechanics.md#scoring).
 DOC_POINTS = ((0x00, 0x00), (0x40, 0x00), (0x00, 0x01), (0x00, 0x03), (0x00, 0x12))
 
 T_SPAWN, J_SPAWN, Z_SPAWN, O_PIECE, S_SPAWN, L_SPAWN, I_HORIZ = DOC_SPAWN_TABLE
@@ -92,23 +93,24 @@ def doc_speed(level: int) -> int:
 
 
 # ---------------------------------------------------------------------------------------
-# Reference algorithms, transcribed from the doc's pseudocode.
+# Reference algorithms, transcribed from the ROM's routines (docs/mechanics.md).
 
 
 def s8(v: int) -> int:
-    """The 6502's view of a byte as signed (for the `bpl`/`bmi` compares the doc marks)."""
+    """The 6502's view of a byte as signed (for the `bpl`/`bmi` compares the ROM makes)."""
     v &= 0xFF
     return v - 256 if v >= 0x80 else v
 
 
 def rng_step(r: int) -> int:
-    """§6.1 rng_step."""
+    """rng_step (docs/mechanics.md#the-piece-picker-and-rng)."""
     bit = ((r >> 9) & 1) ^ ((r >> 1) & 1)
     return ((r >> 1) | (bit << 15)) & 0xFFFF
 
 
 def pick(r: int, spawn_count: int, spawn_id: int) -> tuple[int, int, int, int]:
-    """§6.2 pick: (new next piece, R, spawnCount, spawnID)."""
+    """pick: (new next piece, R, spawnCount, spawnID)
+    (docs/mechanics.md#the-piece-picker-and-rng)."""
     spawn_count = (spawn_count + 1) & 0xFF
     idx = ((r >> 8) + spawn_count) & 7
     if idx != 7 and DOC_SPAWN_TABLE[idx] != spawn_id:
@@ -121,7 +123,7 @@ def pick(r: int, spawn_count: int, spawn_id: int) -> tuple[int, int, int, int]:
 
 
 def score_update(s0: int, s1: int, s2: int, hdp: int, lines: int, level: int):
-    """§9 score_update, verbatim."""
+    """score_update, verbatim (docs/mechanics.md#scoring)."""
     if 2 <= hdp < 0x82:
         s0 = (s0 - 1) & 0xFF
         a = (s0 + hdp) & 0xFF
@@ -152,9 +154,10 @@ def score_update(s0: int, s1: int, s2: int, hdp: int, lines: int, level: int):
 
 
 def add_lines(lines_lo: int, lines_hi: int, level: int, n: int) -> tuple[int, int, int]:
-    """§8: one BCD increment per cleared line, level-up test at each multiple of ten.
+    """One BCD increment per cleared line, level-up test at each multiple of ten
+    (docs/mechanics.md#levels-and-transitions).
 
-    The BCD step is spelled out as DIS `incrementLines` does it (the doc's one-line
+    The BCD step is spelled out as DIS `incrementLines` does it (a one-line
     `bcd_increment`): ones + 1; ones fix-up; a tens overflow clears the tens and carries.
     """
     for _ in range(n):
@@ -189,7 +192,8 @@ def from_bcd(values: list[int]) -> int:
 
 
 def doc_fits(rows: list[int], orientation: int, x: int, y: int) -> bool:
-    """§3 isPositionValid on the row-mask board (rows -2..19)."""
+    """isPositionValid on the row-mask board, rows -2..19
+    (docs/mechanics.md#playfield-and-collision)."""
     for dx, dy in DOC_CELLS[orientation]:
         cx, cy = x + dx, y + dy
         if not (0 <= cy + 2 < 22) or not (0 <= cx < 10):
@@ -200,7 +204,8 @@ def doc_fits(rows: list[int], orientation: int, x: int, y: int) -> bool:
 
 
 def ref_nmi(s: dict, pad: int) -> None:
-    """§1 A for a frame outside play state 4: row copy, frame counter, RNG, poll."""
+    """The NMI for a frame outside play state 4: row copy, frame counter, RNG, poll
+    (docs/mechanics.md#the-frame-loop-and-nmi)."""
     vram = s["vram_row"]
     for _ in range(4):
         if s8(vram) >= 21:
@@ -216,7 +221,8 @@ def ref_nmi(s: dict, pad: int) -> None:
 
 
 def ref_active_frame(s: dict) -> None:
-    """§5.1 frame_active (fallTimer += 1 first), then the lock bookkeeping of §5.1/§5.7."""
+    """frame_active (fallTimer += 1 first; docs/mechanics.md#one-frame-of-the-active-piece),
+    then the lock bookkeeping (docs/mechanics.md#locking-and-entry-delay-are)."""
     newly, held = s["newly"], s["held"]
     s["fall_timer"] = (s["fall_timer"] + 1) & 0xFF
     rows = s["rows"]
@@ -334,7 +340,7 @@ def steps_where(states: list[dict], key: str, start_value) -> list[int]:
 
 
 # ---------------------------------------------------------------------------------------
-# The core's tables against the doc's tables (§4, §5.4, §6.2).
+# The core's tables against the hand-written ones (docs/mechanics.md#pieces-and-orientations).
 
 
 def test_tables_match_the_doc():
@@ -348,11 +354,11 @@ def test_tables_match_the_doc():
 
 
 # ---------------------------------------------------------------------------------------
-# §6.1 RNG
+# RNG (docs/mechanics.md#the-piece-picker-and-rng)
 
 
 def test_rng_reference_from_reset_value():
-    # The doc's rng_step from $8988 (the reset value), worked by hand.
+    # The reference rng_step from $8988 (the reset value), worked by hand.
     values, r = [], 0x8988
     for _ in range(8):
         r = rng_step(r)
@@ -373,14 +379,15 @@ def test_rng_reference_from_reset_value():
     ],
 )
 def test_rng_steps_once_per_frame_from_reset_value(changes):
-    # Frames with no spawn: exactly one rng_step per step, in every play state (§6.1).
+    # Frames with no spawn: exactly one rng_step per step, in every play state
+    # (docs/mechanics.md#the-piece-picker-and-rng).
     game = make(rng=0x8988, **changes)
     seen = [s["rng"] for s in run_pads(game, [0] * 8)]
     assert seen == [0x44C4, 0x2262, 0x1131, 0x0898, 0x044C, 0x0226, 0x0113, 0x8089]
 
 
 def test_rng_cycle_matches_reference():
-    # The doc's rng_step has period 32767 from $8988; the core walks the same cycle.
+    # The reference rng_step has period 32767 from $8988; the core walks the same cycle.
     game = make(rng=0x8988, play_state=9, frame_counter=0)
     r = 0x8988
     for _ in range(200):
@@ -395,8 +402,8 @@ def test_rng_cycle_matches_reference():
 
 
 def test_rng_and_spawns_over_whole_games():
-    # Every frame of real games: one rng_step, except spawn frames, which are
-    # pick(rng_step(R_prev), spawnCount_prev, spawnID_prev) (§6.2 "EMU check").
+    # Every frame of real games: one rng_step, except spawn frames, which are pick(rng_step(R_prev),
+    # spawnCount_prev, spawnID_prev) (docs/mechanics.md#the-piece-picker-and-rng).
     gen = np.random.default_rng(1234)
     choices = np.array([0, 0, 0, LEFT, RIGHT, DOWN, A, B, LEFT | A, RIGHT | B], np.uint8)
     spawns = 0
@@ -432,7 +439,7 @@ def test_rng_and_spawns_over_whole_games():
 
 
 # ---------------------------------------------------------------------------------------
-# §6.2 piece picker
+# Piece picker (docs/mechanics.md#the-piece-picker-and-rng)
 
 
 def spawn_state(rng: int, spawn_count: int, spawn_id: int, next_piece: int, **extra) -> dict:
@@ -476,14 +483,15 @@ def test_spawn_uses_doc_pick(rng, spawn_count, spawn_id, next_piece, frame_count
         0,
     )
     assert (s["next_piece"], s["rng"], s["spawn_count"], s["spawn_id"]) == (nxt, r, sc, sid)
-    # §10: the new current piece's statistic +1 (2-byte BCD, T J Z O S L I).
+    # docs/mechanics.md#statistics-counters: the new current piece's statistic +1
+    # (2-byte BCD, T J Z O S L I).
     stats = [0] * 14
     stats[2 * DOC_SPAWN_TABLE.index(next_piece)] = 1
     assert s["piece_stats"] == stats
 
 
 def test_spawn_waits_for_the_row_copy():
-    # Play state 8 spawns only once vramRow >= $20 (§7 table).
+    # Play state 8 spawns only once vramRow >= $20 (docs/mechanics.md#the-play-states).
     game = Game.from_state(spawn_state(0x1234, 0, 0x02, 0x0A) | {"vram_row": 4})
     states = run_pads(game, [0] * 5)
     assert [s["play_state"] for s in states] == [8, 8, 8, 1, 1]
@@ -496,7 +504,8 @@ def np_rng_step(r):
 
 
 def np_pick(r, spawn_count: int, spawn_id: int):
-    """§6.2 pick over an array of R values: (next piece, R after, rerolled?)."""
+    """pick over an array of R values: (next piece, R after, rerolled?)
+    (docs/mechanics.md#the-piece-picker-and-rng)."""
     table = np.array([*DOC_SPAWN_TABLE, -1])
     idx = ((r >> 8) + ((spawn_count + 1) & 0xFF)) & 7
     first = table[idx]
@@ -526,9 +535,10 @@ def test_spawn_pick_over_every_rng_value(prev, spawn_count):
 
 
 def test_transition_odds_match_doc_formula():
-    # §6.2: P(next=j | prev=p) = [j!=p]*8/64 + (2/64)*(1 + [j = ID(p) mod 7]) "if R were
-    # uniform". Counted exactly over all 65536 R for each of the 8 values of the
-    # spawnCount low bits: the sum over the 8 values is exactly the formula.
+    # docs/mechanics.md#the-piece-picker-and-rng:
+    # P(next=j | prev=p) = [j!=p]*8/64 + (2/64)*(1 + [j = ID(p) mod 7]) "if R were uniform".
+    # Counted exactly over all 65536 R for each of the 8 values of the spawnCount low bits:
+    # the sum over the 8 values is exactly the formula.
     everything = np.arange(65536, dtype=np.int64)
     favoured = {
         T_SPAWN: 2,
@@ -558,7 +568,7 @@ def test_transition_odds_match_doc_formula():
         want = [(8 if j != p_idx else 0) + 2 * (1 + (j == favoured[prev])) for j in range(7)]
         assert list(total) == [8192 * w for w in want]  # 8 * 65536 / 64 = 8192 per 1/64
         matrix.append(want)
-    # SR's measured matrix quoted in §6.2 (in 64ths), rows T J Z O S L I.
+    # StackRabbit's measured transition matrix (in 64ths), rows T J Z O S L I.
     assert matrix[0] == [2, 10, 12, 10, 10, 10, 10]
     assert matrix[1][:3] == [12, 2, 10]
     assert matrix[2][:3] == [10, 12, 2]
@@ -568,8 +578,9 @@ def test_transition_odds_match_doc_formula():
 
 
 def test_game_start_picks_current_then_next():
-    # §6.2: at game start current = pick(); R = rng_step(R); next = pick(); spawnID = 0
-    # before the first call. Game.start gets the seed as initGameState sees it.
+    # docs/mechanics.md#the-piece-picker-and-rng: at game start current = pick(); R = rng_step(R);
+    # next = pick(); spawnID = 0 before the first call. Game.start gets the seed as initGameState
+    # sees it.
     gen = np.random.default_rng(7)
     for _ in range(500):
         seed, count = int(gen.integers(65536)), int(gen.integers(256))
@@ -587,7 +598,7 @@ def test_game_start_picks_current_then_next():
 
 
 # ---------------------------------------------------------------------------------------
-# §7.1 entry delay and line-clear delay
+# Entry delay and line-clear delay (docs/mechanics.md#locking-and-entry-delay-are)
 
 
 def lock_state(y: int, *, clear: bool, frame_counter: int, level: int = 19) -> dict:
@@ -652,10 +663,11 @@ DOC_NO_CLEAR_TABLE = {
 def test_entry_delay_without_clear(y, fc0):
     m = measure_delay(lock_state(y, clear=False, frame_counter=fc0))
     assert m["S"] - m["N"] == 2 * k_rows(y) + 8 == DOC_NO_CLEAR_TABLE[y]
-    # §9: with no lines cleared, playState 5 (points) runs in frame S - 4.
+    # docs/mechanics.md#scoring: with no lines cleared, playState 5 (points) runs in frame S - 4.
     states = [s["play_state"] for s in m["history"][: m["S"]]]
     assert states.index(6) + 1 == m["S"] - 4
-    # §13.2: the new piece is at X=5, Y=0 after S and fallTimer counts from S.
+    # docs/mechanics.md#locking-and-entry-delay-are: the new piece is at X=5, Y=0 after S and
+    # fallTimer counts from S.
     s = m["history"][m["S"] - 1]
     assert (s["x"], s["y"], s["fall_timer"], s["orientation"]) == (5, 0, 0, T_SPAWN)
 
@@ -667,7 +679,7 @@ def test_entry_delay_with_clear(y, fc0):
     k = k_rows(y)
     f4 = (m["fc_N"] + 2 * k + 3) % 256
     assert m["S"] - m["N"] == 2 * k + 25 + (-f4) % 4
-    # Points, lines and level change in frame S - 5 (§7.1, §9).
+    # Points, lines and level change in frame S - 5 (docs/mechanics.md#scoring).
     assert m["score_steps"] == [m["S"] - 5]
     assert m["lines_steps"] == [m["S"] - 5]
     assert m["history"][-1]["lines"] == [0x01, 0x00]
@@ -675,7 +687,8 @@ def test_entry_delay_with_clear(y, fc0):
 
 @pytest.mark.parametrize(("fc_n", "delay"), [(39, 27), (40, 30), (41, 29), (42, 28)])
 def test_entry_delay_doc_example(fc_n, delay):
-    # §7.1 EMU example: lock at Y=19 with fc_N = 39, 40, 41, 42 gave S-N = 27, 30, 29, 28.
+    # docs/mechanics.md#locking-and-entry-delay-are, example: lock at Y=19 with fc_N = 39, 40, 41,
+    # 42 gave S-N = 27, 30, 29, 28.
     m = measure_delay(lock_state(19, clear=True, frame_counter=fc_n - 1))
     assert m["fc_N"] == fc_n
     assert m["S"] - m["N"] == delay
@@ -684,7 +697,8 @@ def test_entry_delay_doc_example(fc_n, delay):
 @pytest.mark.parametrize("y", [3, 9, 13, 18])
 @pytest.mark.parametrize("fc0", [0, 1, 2, 3, 0xFFFE])
 def test_entry_delay_tetris(y, fc0):
-    # A vertical I in column 9 completing rows y-2..y+1: the same formula (§7.1).
+    # A vertical I in column 9 completing rows y-2..y+1: the same formula
+    # (docs/mechanics.md#locking-and-entry-delay-are).
     rows = [0] * 22
     for r in range(y + 2, 20):
         rows[r + HIDDEN] = FULL & ~1
@@ -704,19 +718,21 @@ def test_entry_delay_tetris(y, fc0):
 
 
 def test_lock_step_bookkeeping():
-    # §5.1 step_down failure: Y restored, playState 2, vramRow = min(vramRow, max(0, Y-2)).
+    # docs/mechanics.md#one-frame-of-the-active-piece: step_down failure: Y restored, playState 2,
+    # vramRow = min(vramRow, max(0, Y-2)).
     m = measure_delay(lock_state(12, clear=False, frame_counter=0))
     first = m["history"][0]
     assert (first["y"], first["play_state"], first["vram_row"]) == (12, 2, 10)
-    # The cells are written only when the row copy is done (§7 table, playState 2).
+    # The cells are written only when the row copy is done (docs/mechanics.md#the-play-states,
+    # playState 2).
     k = k_rows(12)
     written = [s["rows"][12 + HIDDEN] for s in m["history"][: k + 1]]
     assert written == [0] * k + [0b1111 << 3]  # on N+k, N = step 1
 
 
 def test_spawn_frame_runs_no_input():
-    # §7.1/§13.2: S runs no input; the first input frame is S+1. A tap of Left on S is
-    # lost, and a Left held from S is not a new press on S+1.
+    # docs/mechanics.md#locking-and-entry-delay-are: S runs no input; the first input frame is S+1.
+    # A tap of Left on S is lost, and a Left held from S is not a new press on S+1.
     base = lock_state(18, clear=False, frame_counter=0)
     s_step = measure_delay(base)["S"]
     pads = [0] * (s_step - 1) + [LEFT] + [0] * 5
@@ -732,7 +748,8 @@ def test_spawn_frame_runs_no_input():
 
 
 def test_inputs_ignored_during_entry_delay():
-    # §7.1: during entry delay and line clears the game ignores input (except pause etc.).
+    # docs/mechanics.md#locking-and-entry-delay-are: during entry delay and line clears the game
+    # ignores input (except pause etc.).
     base = lock_state(10, clear=True, frame_counter=5)
     quiet = measure_delay(base)["history"]
     gen = np.random.default_rng(3)
@@ -746,8 +763,8 @@ def test_inputs_ignored_during_entry_delay():
 
 
 def test_top_out_timeline():
-    # §11 EMU: a T spawned overlapping on frame S; its drop failed on S+2; playState became
-    # $0A on S+3. (Level 19, no input.)
+    # docs/mechanics.md#top-out, example: a T spawned overlapping on frame S; its drop failed on
+    # S+2; playState became $0A on S+3. (Level 19, no input.)
     rows = [0] * 22
     rows[1 + HIDDEN] = 1 << 5  # under the T's stem: the spawn position overlaps
     state = spawn_state(0x1234, 0, 0x0A, T_SPAWN) | {"rows": rows}
@@ -757,7 +774,7 @@ def test_top_out_timeline():
 
 
 def test_overlapping_spawn_rescued_by_shift():
-    # §11: an overlapping spawn is not a top-out if a valid shift comes first.
+    # docs/mechanics.md#top-out: an overlapping spawn is not a top-out if a valid shift comes first.
     rows = [0] * 22
     rows[1 + HIDDEN] = 1 << 5
     state = spawn_state(0x1234, 0, 0x0A, T_SPAWN) | {"rows": rows}
@@ -767,7 +784,7 @@ def test_overlapping_spawn_rescued_by_shift():
 
 
 # ---------------------------------------------------------------------------------------
-# §9 scoring, driven through play state 5.
+# Scoring (docs/mechanics.md#scoring), driven through play state 5.
 
 
 def score_state(score, hdp, n, level, lines=(0, 0), stats=(0, 0, 0, 0)) -> dict:
@@ -820,7 +837,7 @@ def test_score_cap(start, n, level, want):
 
 
 def test_soft_drop_points_doc_examples():
-    # §9 EMU: hdp 19 from score 0 gave 12, not 18.
+    # docs/mechanics.md#scoring, measured on the ROM: hdp 19 from score 0 gave 12, not 18.
     assert from_bcd(run_score([0, 0, 0], 19, 0, 19)["score"]) == 12
     # hdp 3 at low digits 99 gives 1.
     assert from_bcd(run_score(bcd(99, 3), 3, 0, 19)["score"]) == 100
@@ -831,10 +848,10 @@ def test_soft_drop_points_doc_examples():
 
 
 def test_soft_drop_points_over_all_low_digits():
-    # §9: over all 100 low-digit values hdp = 2 always gives 1; hdp 3..16 are right or
-    # short; hdp >= 17 is always short; no hdp in 2..21 gives more than 15. "hdp 17..21
-    # give 10..14" holds from low digits 00 (and is the most they give): the doc's own
-    # score_update gives hdp 17 anything from 1 (low digits 99) to 10.
+    # docs/mechanics.md#scoring: over all 100 low-digit values hdp = 2 always gives 1; hdp 3..16 are
+    # right or short; hdp >= 17 is always short; no hdp in 2..21 gives more than 15. "hdp 17..21
+    # give 10..14" holds from low digits 00 (and is the most they give): the reference score_update
+    # gives hdp 17 anything from 1 (low digits 99) to 10.
     for high in (0, 1234):
         best = dict.fromkeys(range(2, 22), 0)
         by_low = {}
@@ -857,7 +874,8 @@ def test_soft_drop_points_over_all_low_digits():
 
 
 def test_score_and_lines_match_reference_sweep():
-    # The doc's score_update and §8 lines loop against the core, deterministic sweep.
+    # The reference score_update and lines loop (docs/mechanics.md#levels-and-transitions) against
+    # the core, deterministic sweep.
     gen = np.random.default_rng(2024)
     for _ in range(6000):
         score = [int(gen.integers(10)) << 4 | int(gen.integers(10)) for _ in range(3)]
@@ -899,8 +917,9 @@ def check_state_5(score, hdp, n, level, lines, stats):
 
 
 def test_soft_drop_points_through_a_real_lock():
-    # §5.6: a soft drop ending in a lock has hdp = successful steps + 1; §9 awards hdp - 1
-    # (hdp 4 from 0 gives 3) in frame S-4 when no line is cleared. Level 0: no gravity.
+    # docs/mechanics.md#soft-drop: a soft drop ending in a lock has hdp = successful steps + 1;
+    # docs/mechanics.md#scoring awards hdp - 1 (hdp 4 from 0 gives 3) in frame S-4 when no line is
+    # cleared. Level 0: no gravity.
     rows = [0] * 22
     game = make(rows=rows, orientation=T_SPAWN, y=15, level=0)
     states = run_pads(game, [DOWN] * 9 + [0] * 30)
@@ -908,13 +927,13 @@ def test_soft_drop_points_through_a_real_lock():
     assert states[8]["play_state"] == 2
     assert states[8]["hold_down_points"] == 4
     s_step = next(k for k, s in enumerate(states, 1) if k > 9 and s["play_state"] == 1)
-    assert s_step - 9 == 10  # entry delay for Y=18 (§7.1)
+    assert s_step - 9 == 10  # entry delay for Y=18 (docs/mechanics.md#locking-and-entry-delay-are)
     assert steps_where(states, "score", [0, 0, 0]) == [s_step - 4]
     assert from_bcd(states[-1]["score"]) == 3
 
 
 # ---------------------------------------------------------------------------------------
-# §8 lines and level
+# Lines and level (docs/mechanics.md#levels-and-transitions)
 
 
 def test_level_19_to_20_at_140_lines():
@@ -949,7 +968,8 @@ def level_by_lines(start_level: int, total: int, per_clear: int = 1) -> list[int
 
 
 def test_start_19_progression():
-    # §8: level 19 for 0-139 lines, 20 at 140, ..., 25 at 190, 26 at 200, 29 at 230.
+    # docs/mechanics.md#levels-and-transitions: level 19 for 0-139 lines, 20 at 140, ..., 25 at 190,
+    # 26 at 200, 29 at 230.
     levels = level_by_lines(19, 300)  # levels[i] = level at i+1 lines
     for lines in range(1, 301):
         want = 19 if lines < 140 else 20 + (lines - 140) // 10
@@ -959,8 +979,8 @@ def test_start_19_progression():
 
 @pytest.mark.parametrize("start", range(20))
 def test_first_level_up_by_start_level(start):
-    # §8 table: 0-9 -> 10*(start+1); 10-15 -> 100; 16 -> 110; 17 -> 120; 18 -> 130;
-    # 19 -> 140. After that, +1 at every multiple of ten.
+    # docs/mechanics.md#levels-and-transitions, table: 0-9 -> 10*(start+1); 10-15 -> 100; 16 -> 110;
+    # 17 -> 120; 18 -> 130; 19 -> 140. After that, +1 at every multiple of ten.
     first = 10 * (start + 1) if start <= 9 else {16: 110, 17: 120, 18: 130, 19: 140}.get(start, 100)
     levels = level_by_lines(start, 250)
     for lines in range(1, 251):
@@ -976,7 +996,8 @@ def test_start_0_levels_up_at_10_lines():
 def test_tetrises_level_up_once_per_multiple_of_ten():
     # Tetrises from start 0: levels at 4, 8, ..., 40 lines.
     assert level_by_lines(0, 40, 4) == [0, 0, 1, 1, 2, 2, 2, 3, 3, 4]
-    # A level far behind lines/10 still gains at most 1 per line that ends in 0 (§8).
+    # A level far behind lines/10 still gains at most 1 per line that ends in 0
+    # (docs/mechanics.md#levels-and-transitions).
     s = run_score([0, 0, 0], 0, 4, 0, lines=bcd(38, 2))
     assert (s["lines"], s["level"]) == (bcd(42, 2), 1)
     assert from_bcd(s["score"]) == 1200 * 2
@@ -986,7 +1007,8 @@ def test_tetrises_level_up_once_per_multiple_of_ten():
 
 
 def test_line_clear_stats_bcd():
-    # §10: lineClearStatsByType[n-1] + 1, one byte, low-nibble fix-up only.
+    # docs/mechanics.md#statistics-counters: lineClearStatsByType[n-1] + 1, one byte, low-nibble
+    # fix-up only.
     for n in range(1, 5):
         stats = [0x09, 0x19, 0x99, 0x45]
         s = run_score([0, 0, 0], 0, n, 19, stats=stats)
@@ -996,7 +1018,7 @@ def test_line_clear_stats_bcd():
 
 
 # ---------------------------------------------------------------------------------------
-# §5 frame rules
+# Frame rules (docs/mechanics.md#one-frame-of-the-active-piece)
 
 
 def first_piece(orientation=I_VERT, x=5, y=2, **extra) -> Game:
@@ -1005,14 +1027,15 @@ def first_piece(orientation=I_VERT, x=5, y=2, **extra) -> Game:
 
 
 def test_das_from_first_input_frame():
-    # §5.2 EMU: Right held from frame 1 moves on frames 1, 17, 23, 29, ...
+    # docs/mechanics.md#das-and-shifting: Right held from frame 1 moves on frames 1, 17, 23, 29, ...
     states = run_pads(first_piece(x=0), [RIGHT] * 60)
     assert steps_where(states, "x", 0) == [1, 17, 23, 29, 35, 41, 47, 53, 59]
     assert [s["das"] for s in states[:17]] == [*range(16), 10]
 
 
 def test_das_blocked_at_wall_stays_charged():
-    # §5.2: a blocked shift sets the counter to 16 and is retried every frame.
+    # docs/mechanics.md#das-and-shifting: a blocked shift sets the counter to 16 and is retried
+    # every frame.
     states = run_pads(first_piece(x=5), [RIGHT] * 40)
     assert steps_where(states, "x", 5) == [1, 17, 23, 29]
     assert all(s["x"] == 9 and s["das"] == 16 for s in states[34:])
@@ -1036,8 +1059,8 @@ def test_charged_das_moves_as_soon_as_space_is_free():
 
 
 def test_das_carries_over_to_next_piece():
-    # §5.2 EMU: Right held through entry delay with the counter at 16: the new piece moves
-    # on its first input frame (17 -> 10), then every 6 frames.
+    # docs/mechanics.md#das-and-shifting: Right held through entry delay with the counter at 16: the
+    # new piece moves on its first input frame (17 -> 10), then every 6 frames.
     state = spawn_state(0x4321, 3, 0x0A, T_SPAWN) | {"das": 16, "held": RIGHT}
     states = run_pads(Game.from_state(state), [RIGHT] * 14)
     assert states[0]["x"] == 5 and states[0]["das"] == 16  # S: no input
@@ -1050,7 +1073,8 @@ def test_das_carries_over_to_next_piece():
 
 
 def test_down_blocks_shift_and_freezes_das():
-    # §5.2: any held Down disables shifting and freezes the counter; R then R+D.
+    # docs/mechanics.md#das-and-shifting: any held Down disables shifting and freezes the counter;
+    # R then R+D.
     states = run_pads(first_piece(das=7), [RIGHT | DOWN] * 5 + [RIGHT] * 3)
     assert [s["x"] for s in states] == [5] * 8
     assert [s["das"] for s in states] == [7] * 5 + [8, 9, 10]
@@ -1063,13 +1087,14 @@ def test_right_wins_and_fastest_tapping():
     assert states[0]["x"] == 6
     states = run_pads(first_piece(), [LEFT, LEFT | RIGHT])
     assert [s["x"] for s in states] == [4, 5]  # new Right press, Right wins
-    # §5.2: the fastest tapping is one move every 2 frames.
+    # docs/mechanics.md#das-and-shifting: the fastest tapping is one move every 2 frames.
     states = run_pads(first_piece(x=0), [RIGHT, 0] * 4 + [RIGHT, RIGHT])
     assert [s["x"] for s in states] == [1, 1, 2, 2, 3, 3, 4, 4, 5, 5]
 
 
 def test_rotation_needs_a_new_press_and_a_wins():
-    # §5.3: only new presses rotate; A before B; the T cycles $02 -> $03 -> $00 -> $01.
+    # docs/mechanics.md#rotation: only new presses rotate; A before B; the T cycles
+    # $02 -> $03 -> $00 -> $01.
     states = run_pads(first_piece(orientation=T_SPAWN, y=5), [A, A, A, 0, A, 0, A | B, 0, B])
     assert [s["orientation"] for s in states] == [3, 3, 3, 3, 0, 0, 1, 1, 0]
     # A held, B newly pressed: B rotates.
@@ -1081,13 +1106,14 @@ def test_rotation_has_no_kicks_and_comes_after_shift():
     # Vertical I at column 0: horizontal would need column -2, so A does nothing.
     states = run_pads(first_piece(orientation=I_VERT, x=0), [A, 0, B])
     assert [s["orientation"] for s in states] == [I_VERT] * 3
-    # Shift + rotate on one frame tests the rotation at the shifted X (§5.3).
+    # Shift + rotate on one frame tests the rotation at the shifted X (docs/mechanics.md#rotation).
     states = run_pads(first_piece(orientation=I_VERT, x=1), [RIGHT | A])
     assert (states[0]["x"], states[0]["orientation"]) == (2, I_HORIZ)
 
 
 def test_soft_drop_timeline_level_0():
-    # §5.6: press Down on frame P -> row steps on P+2, P+4, ...; hdp counts the steps.
+    # docs/mechanics.md#soft-drop: press Down on frame P -> row steps on P+2, P+4, ...; hdp counts
+    # the steps.
     states = run_pads(make(level=0, fall_timer=5), [0, 0] + [DOWN] * 12)
     p = 3
     assert steps_where(states, "y", 0) == [p + 2, p + 4, p + 6, p + 8, p + 10]
@@ -1109,7 +1135,8 @@ def test_down_with_left_or_right_neither_shifts_nor_soft_drops():
 
 
 def test_down_held_through_spawn_needs_a_new_press():
-    # §5.6: spawn sets autorepeatY = 0; a held Down does not soft-drop the new piece.
+    # docs/mechanics.md#soft-drop: spawn sets autorepeatY = 0; a held Down does not soft-drop the
+    # new piece.
     state = spawn_state(0x4321, 3, 0x0A, T_SPAWN) | {"held": DOWN, "level": 0}
     states = run_pads(Game.from_state(state), [DOWN] * 10 + [0] + [DOWN] * 4)
     assert all(s["y"] == 0 and s["soft"] == 0 for s in states[:11])
@@ -1117,7 +1144,8 @@ def test_down_held_through_spawn_needs_a_new_press():
 
 
 def test_first_piece_hold_96_frames():
-    # §5.5: no gravity until input frame 97 (level 19), then every 2 frames.
+    # docs/mechanics.md#the-first-pieces-96-frame-hold: no gravity until input frame 97 (level 19),
+    # then every 2 frames.
     for seed in (0x8988, 0x1234, 0xBEEF):
         game = Game.start(19, seed)
         states = run_pads(game, [0] * 101)
@@ -1129,9 +1157,10 @@ def test_first_piece_hold_96_frames():
 
 
 def test_first_piece_down_ends_hold():
-    # §5.5: a new Down press during the hold ends it at once and starts a soft drop.
-    # With slow gravity (level 18, 3 frames/row): Down on frame 1 -> rows on 3, 5, 7 (the
-    # doc's EMU numbers). Also later in the hold: press on P -> rows on P+2, P+4.
+    # docs/mechanics.md#the-first-pieces-96-frame-hold: a new Down press during the hold ends it at
+    # once and starts a soft drop. With slow gravity (level 18, 3 frames/row): Down on frame 1 ->
+    # rows on 3, 5, 7 (the numbers measured on the ROM). Also later in the hold: press on P -> rows
+    # on P+2, P+4.
     states = run_pads(Game.start(18, 0x8988), [DOWN] * 8)
     assert steps_where(states, "y", 0) == [3, 5, 7]
     states = run_pads(Game.start(0, 0x8988), [0] * 9 + [DOWN] * 6)
@@ -1139,18 +1168,18 @@ def test_first_piece_down_ends_hold():
 
 
 def test_first_piece_down_at_level_19_follows_the_pseudocode():
-    # At 2 frames/row the §5.1 pseudocode also lets gravity act on the frame after the
-    # press (fallTimer reaches 2 while autorepeatY is still 2): Down on input frame 1 ->
-    # rows on 2, 3, 5, 7, and Down pressed on frame P >= 2 of the hold -> rows on P, P+2.
-    # (§5.5's "EMU: Down on frame 1 -> rows 3, 5, 7" does not state its level; at 19 it
-    # would disagree with §5.1. See the report.)
+    # At 2 frames/row the active-piece routine (docs/mechanics.md#soft-drop) also lets gravity act
+    # on the frame after the press (fallTimer reaches 2 while autorepeatY is still 2): Down on input
+    # frame 1 -> rows on 2, 3, 5, 7, and Down pressed on frame P >= 2 of the hold -> rows on P, P+2.
+    # ("Down on frame 1 -> rows 3, 5, 7", measured without a level, holds at level 18,
+    # test_first_piece_down_ends_hold; at 19 the routine gives 2, 3, 5, 7.)
     states = run_pads(Game.start(19, 0x8988), [DOWN] * 8)
     assert steps_where(states, "y", 0) == [2, 3, 5, 7]
     states = run_pads(Game.start(19, 0x8988), [0] * 9 + [DOWN] * 6)
     assert steps_where(states, "y", 0) == [10, 12, 14]
-    # The same for a normal piece (§5.6 says "every piece moves 2 frames after the Down
-    # press"): spawn on step 1 (S), Down from the first input frame S+1 -> rows on S+2
-    # (gravity), S+3, S+5, S+7 (soft-drop steps).
+    # The same for a normal piece (not "every piece moves 2 frames after the Down press",
+    # docs/mechanics.md#soft-drop): spawn on step 1 (S), Down from the first input frame S+1 -> rows
+    # on S+2 (gravity), S+3, S+5, S+7 (soft-drop steps).
     state = spawn_state(0x4321, 3, 0x0A, T_SPAWN) | {"level": 19}
     states = run_pads(Game.from_state(state), [0] + [DOWN] * 7)
     assert steps_where(states, "y", state["y"])[1:] == [3, 4, 6, 8]
@@ -1159,8 +1188,9 @@ def test_first_piece_down_at_level_19_follows_the_pseudocode():
 
 @pytest.mark.parametrize("level", [*range(31), 100, 255])
 def test_gravity_after_spawn(level):
-    # §5.4: a new piece first drops on its d-th input frame, then every d frames
-    # (S = step 1 here, the spawn). Level 29+: every frame from the first input frame.
+    # docs/mechanics.md#gravity-and-frames-per-drop: a new piece first drops on its d-th input
+    # frame, then every d frames (S = step 1 here, the spawn). Level 29+: every frame from the first
+    # input frame.
     d = doc_speed(level)
     state = spawn_state(0x4321, 3, 0x0A, T_SPAWN) | {"level": level}
     states = run_pads(Game.from_state(state), [0] * (1 + 3 * d))
@@ -1184,7 +1214,8 @@ def random_board(gen: np.random.Generator) -> list[int]:
             if gen.random() < density:
                 mask |= 1 << c
         rows[r + HIDDEN] = mask & ~(1 << int(gen.integers(10)))  # never full
-    if gen.random() < 0.2:  # cells locked above the field (§3)
+    # cells locked above the field (docs/mechanics.md#playfield-and-collision)
+    if gen.random() < 0.2:
         rows[int(gen.integers(2))] = int(gen.integers(1024))
     return rows
 
@@ -1214,7 +1245,8 @@ PLAY_PADS = (
 
 
 def test_active_frames_match_doc_pseudocode():
-    # §5.1 is exact; drive the core and the transcription with the same random pads.
+    # The active-piece routine (docs/mechanics.md#one-frame-of-the-active-piece) is exact; drive the
+    # core and the transcription with the same random pads.
     gen = np.random.default_rng(99)
     keys = (
         "x",
@@ -1304,9 +1336,9 @@ def test_clear_row_0_moves_the_whole_board_down():
 
 
 def test_clear_row_0_full_row_is_checked_again():
-    # Consequence of the comment plus §7's "row = max(0, Y-2) + lineIndex": the full row
-    # moved to row 1 is found again by the next check, so one full row 0 counts 2 lines
-    # and the old rows 1-18 end one row lower (old row 19 is lost).
+    # Consequence of the comment plus docs/mechanics.md#line-clears-and-their-animation (rows
+    # max(0, Y-2) + i): the full row moved to row 1 is found again by the next check, so one
+    # full row 0 counts 2 lines and the old rows 1-18 end one row lower (old row 19 is lost).
     rows = [0] * 22
     rows[0 + HIDDEN] = FULL
     for r in range(1, 20):
@@ -1321,10 +1353,10 @@ def test_clear_row_0_full_row_is_checked_again():
 
 
 def test_clear_row_0_in_a_tetris_leaves_a_full_row():
-    # The same mechanism in a whole lock: a vertical I completing rows 0-3 (Y=2, checks
-    # rows 0-3). Row 0's clear pushes the four full rows to rows 1-4; checks 2-4 clear
-    # rows 1-3, so 4 lines are scored, a full row stays at row 4 and the old bottom row
-    # is gone. The delay is the usual line-clear formula (§7.1: "the timing is the same").
+    # The same mechanism in a whole lock: a vertical I completing rows 0-3 (Y=2, checks rows 0-3).
+    # Row 0's clear pushes the four full rows to rows 1-4; checks 2-4 clear rows 1-3, so 4 lines are
+    # scored, a full row stays at row 4 and the old bottom row is gone. The delay is the usual
+    # line-clear formula (docs/mechanics.md#locking-and-entry-delay-are).
     rows = [0] * 22
     for r in range(4, 20):
         rows[r + HIDDEN] = FULL & ~1

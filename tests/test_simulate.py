@@ -32,6 +32,9 @@ SUMMARY_KEYS = [
     "pieces_per_s",
     "fallbacks",
     "truncated",
+    "maxout_rate_se",
+    "reach29_rate_se",
+    "pre29_score_mean_se",
 ]
 MEATFIGHTER = EVALUATORS["meatfighter-2018"]
 

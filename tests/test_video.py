@@ -17,7 +17,6 @@ import cv2
 import numpy as np
 import pytest
 
-from nesbot import video
 from nesbot._core.buttons import START
 from nesbot.errors import NesbotError
 from nesbot.overlay import (
@@ -29,13 +28,16 @@ from nesbot.overlay import (
     ROWS,
     placement_cells,
 )
+from nesbot.ppu import WholeFrames
 from nesbot.video import (
     VideoWriter,
+    formats,
     probe_video,
     read_frames,
     read_video_frames,
     save_png,
 )
+from nesbot.video.writer import BATCH_FRAMES, queue_frames
 
 NTSC_RATE = Fraction(39_375_000, 655_171)
 FLAT_RGB = (200, 76, 12)  # an NES palette orange: every channel far from the others
@@ -122,12 +124,37 @@ def test_mp4_is_what_browsers_play(tmp_path: Path) -> None:
     write_video(path, synthetic_frames(90), overlay=True)
     facts = probe_video(path)
     assert facts.codec == "h264"
-    assert facts.profile == "Constrained Baseline"  # CAVLC, no B-frames (nesbot._core.h264)
+    assert facts.profile == "Constrained Baseline"  # CAVLC, no B-frames (nesbot.video.h264)
     assert facts.pix_fmt == "yuv420p"
     assert facts.colorspace == 6  # SMPTE 170M (BT.601)
     assert (facts.width, facts.height) == (384 * 3, 720)
     boxes = mp4_boxes(path)
     assert boxes[0] == "ftyp" and boxes.index("moov") < boxes.index("mdat")
+
+
+def test_x264_writes_the_same_mp4_lossy(tmp_path: Path) -> None:
+    """--codec x264: PyAV's libx264, in the same container with the same rate and colour
+    flags; lossy (CRF), so the frames come back close, not exact."""
+    frames = synthetic_frames(60)
+    path = tmp_path / "x264.mp4"
+    assert write_video(path, frames, scale=2, codec="x264").frames_written == 60
+    facts = probe_video(path)
+    assert (facts.codec, facts.pix_fmt, facts.frames) == ("h264", "yuv420p", 60)
+    assert facts.profile == "High" and facts.colorspace == 6
+    assert facts.average_rate == NTSC_RATE
+    assert mp4_boxes(path).index("moov") < mp4_boxes(path).index("mdat")
+    decoded = decoded_luma(path)
+    for index in (0, 30, 59):
+        assert psnr(decoded[index], luma(upscale(frames[index], 2))) > 35
+
+
+def test_codec_is_checked_before_any_frame(tmp_path: Path) -> None:
+    with pytest.raises(NesbotError) as error:
+        VideoWriter(tmp_path / "game.webm", codec="x264")
+    assert_one_line_error(error, "--codec chooses an .mp4's encoder")
+    with pytest.raises(NesbotError) as error:
+        VideoWriter(tmp_path / "game.mp4", codec="h265")
+    assert_one_line_error(error, "unknown codec 'h265'")
 
 
 def test_rate_is_the_exact_ntsc_rate(tmp_path: Path) -> None:
@@ -166,18 +193,21 @@ def test_real_emulator_records_every_step(rom, tmp_path: Path) -> None:
     with Emulator(rom.path) as emu:
         emu.power_on()
         with VideoWriter(path, scale=2) as writer:
-            emu.observers.append(writer)
+            frames = WholeFrames()
+            frames.consumers.append(writer)
+            emu.observers.append(frames)
             screens = []
             for i in range(300):
                 emu.step(START if i % 60 == 0 else 0)
                 if i in (0, 299):
                     screens.append(emu.screen.copy())
-    assert writer.frames_written == 300
-    decoded = read_frames(path, [0, 299])
-    assert len(decoded) == 2 and read_video_frames(path) == 300
+    # Whole frames come one step late: the last step's frame is not whole yet.
+    assert writer.frames_written == 299
+    decoded = read_frames(path, [0, 298])
+    assert len(decoded) == 2 and read_video_frames(path) == 299
     # The first screen is flat grey and the last the legal notice, so a writer that queued the
     # live screen view instead of a copy would fail the first comparison.
-    for screen, frame in zip(screens, (decoded[0], decoded[299]), strict=True):
+    for screen, frame in zip(screens, (decoded[0], decoded[298]), strict=True):
         assert frame.shape == (480, 512, 3)
         assert psnr(luma(frame), luma(upscale(screen, 2))) > 40
 
@@ -191,21 +221,31 @@ def test_real_emulator_records_every_step(rom, tmp_path: Path) -> None:
 SAME_FRAME_LUMA_DB = 46.0
 
 
+def differing_pixels(a: np.ndarray, b: np.ndarray) -> int:
+    return int(np.count_nonzero(np.any(a != b, axis=2)))
+
+
 def play_and_record(emulator, new_game, path: Path, frames: int, overlay: bool):
-    """A bot game from level 19 with a video; returns the screens and overlay infos."""
+    """A bot game from level 19 with a video of `frames` whole frames, as `play` records
+    it; returns the pictures and overlay infos written."""
     from nesbot.bot import Bot
     from nesbot.watch import GameWatch
 
     new_game(19, seed=5)
     bot = Bot()
     watch = GameWatch(emulator.ram, bot)
+    whole = WholeFrames(watch.info)
     screens, infos = [], []
-    with VideoWriter(path, scale=3, overlay=overlay, info=watch.info) as writer:
-        emulator.observers.extend([watch, writer])
-        for _ in range(frames):
+
+    def keep(picture: np.ndarray, info, step: int) -> None:
+        screens.append(picture.copy())
+        infos.append(info)
+
+    with VideoWriter(path, scale=3, overlay=overlay) as writer:
+        whole.consumers.extend([writer, keep])
+        emulator.observers.extend([watch, whole])
+        for _ in range(frames + 1):  # the last step makes the frame before it whole
             emulator.step(bot(emulator.ram, emulator.frame))
-            screens.append(emulator.screen.copy())
-            infos.append(watch.info())
     emulator.observers.clear()
     return writer, screens, infos
 
@@ -225,7 +265,9 @@ def test_decoded_frames_are_the_emulators_screens(emulator, new_game, tmp_path: 
         }
         assert scores[index] >= SAME_FRAME_LUMA_DB, (index, scores)
         for other, score in scores.items():
-            if not np.array_equal(screens[other], screens[index]):
+            # Frames a few pixels apart (a lone pixel where a piece's outline moved) are as
+            # alike as the same frame's decode: the bound tells apart frames that differ.
+            if differing_pixels(screens[other], screens[index]) > 16:
                 assert score < SAME_FRAME_LUMA_DB, (index, other, scores)
                 distinct_neighbours += 1
     assert distinct_neighbours > 50  # the bound told apart frames that differ
@@ -280,7 +322,7 @@ def test_frames_are_copied_and_slots_reused_in_order(tmp_path: Path) -> None:
     frame still comes out as it was written."""
     path = tmp_path / "copied.mp4"
     live = np.zeros((240, 256, 3), np.uint8)
-    count = video.queue_frames(1) * 3
+    count = queue_frames(1) * 3
     with VideoWriter(path, scale=1) as writer:
         for i in range(count):
             live[:] = (i * 37 % 200 + 20, 90, 160)
@@ -292,10 +334,11 @@ def test_frames_are_copied_and_slots_reused_in_order(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("writer_first", "expected_frames"),
-    # The interrupt comes out of Emulator.step after the frame-50 step. If the writer is
-    # earlier in emu.observers it has already queued frame 50 (50 frames); if it is later, the
-    # loop never reaches it for that frame (49). Nothing queued is lost: close() drains it.
-    [(True, 50), (False, 49)],
+    # The interrupt comes out of Emulator.step after the frame-50 step. If the writer's whole
+    # frames are earlier in emu.observers they have already queued frame 49 (49 frames: one
+    # step late); if later, the loop never reaches them for that step (48). Nothing queued is
+    # lost: close() drains it.
+    [(True, 49), (False, 48)],
 )
 def test_keyboard_interrupt_leaves_a_readable_file(
     rom, tmp_path: Path, writer_first: bool, expected_frames: int
@@ -310,8 +353,10 @@ def test_keyboard_interrupt_leaves_a_readable_file(
     with Emulator(rom.path) as emu:
         emu.power_on()
         with pytest.raises(KeyboardInterrupt), VideoWriter(path) as writer:
+            frames = WholeFrames()
+            frames.consumers.append(writer)
             emu.observers.extend(
-                [writer, interrupt_at_50] if writer_first else [interrupt_at_50, writer]
+                [frames, interrupt_at_50] if writer_first else [interrupt_at_50, frames]
             )
             while True:
                 emu.step(0)
@@ -360,7 +405,7 @@ def test_a_program_that_ends_without_close_leaves_a_playable_file(
     killed program cannot send the frames of its last, unfinished batch (under 0.1 s of game);
     a program that ends sends them."""
     path = tmp_path / "exit.mp4"
-    expected = 25 - (25 % video.BATCH_FRAMES if "SIGKILL" in ending else 0)
+    expected = 25 - (25 % BATCH_FRAMES if "SIGKILL" in ending else 0)
     script = (
         "import numpy as np\n"
         "from nesbot.video import VideoWriter\n"
@@ -449,7 +494,7 @@ def test_close_after_encoder_error_does_not_hang_with_frames_waiting(tmp_path: P
     writer = VideoWriter(tmp_path / "gone" / "broken.mp4")
     break_the_output(writer)
     with pytest.raises(FileNotFoundError):  # raised by a later write, or by close()
-        for frame in synthetic_frames(video.queue_frames(writer.scale) * 3):
+        for frame in synthetic_frames(queue_frames(writer.scale) * 3):
             writer.write(frame)
         writer.close()
     writer.close()
@@ -462,7 +507,7 @@ def test_an_encoder_that_dies_is_an_error_not_a_hang(tmp_path: Path) -> None:
     writer._process.kill()
     writer._process.wait()
     with pytest.raises(NesbotError, match=r"encoder .* stopped"):
-        for frame in synthetic_frames(video.queue_frames(1) * 2):
+        for frame in synthetic_frames(queue_frames(1) * 2):
             writer.write(frame)
         writer.close()
 
@@ -507,7 +552,7 @@ def test_path_is_a_directory(tmp_path: Path) -> None:
 
 def test_read_only_directory(tmp_path: Path, monkeypatch) -> None:
     # Faked because the tests may run as root, for whom every directory is writable.
-    monkeypatch.setattr(video.os, "access", lambda path, mode: False)
+    monkeypatch.setattr(formats.os, "access", lambda path, mode: False)
     with pytest.raises(NesbotError) as error:
         VideoWriter(tmp_path / "game.mp4")
     assert_one_line_error(error, str(tmp_path), "not writable")
@@ -517,7 +562,7 @@ def test_pyav_without_the_encoder(tmp_path: Path, monkeypatch) -> None:
     def no_codec(name: str, mode: str = "r"):
         raise av.codec.codec.UnknownCodecError(name)
 
-    monkeypatch.setattr(video.av, "Codec", no_codec)
+    monkeypatch.setattr(av, "Codec", no_codec)
     with pytest.raises(NesbotError) as error:
         VideoWriter(tmp_path / "game.webm")
     assert_one_line_error(error, "cannot write video", "no libvpx-vp9 encoder")

@@ -1,4 +1,4 @@
-"""Type stubs for nesbot._core.h264 (a Cython extension module)."""
+"""Type stubs for nesbot.video.h264 (a Cython extension module)."""
 
 import numpy as np
 from typing_extensions import disjoint_base
