@@ -17,16 +17,13 @@ $(VENV)/.created:
 	$(PY) -m pip install --quiet --upgrade pip
 	@touch $@
 
-# Installs are stamped so that a rebuild happens only when the build inputs change. The
-# editable install is setuptools' "compat" mode, a .pth naming this checkout: its default for
-# a package beside setup.py prints a warning banner about folders named like the package.
-EDITABLE := --config-settings editable_mode=compat -e
+# Installs are stamped so that a rebuild happens only when the build inputs change.
 $(VENV)/.installed-demo: $(VENV)/.created $(SOURCES)
-	$(PY) -m pip install --quiet $(EDITABLE) ".[demo]"
+	$(PY) -m pip install --quiet -e ".[demo]"
 	@touch $@
 
 $(VENV)/.installed-test: $(VENV)/.created $(SOURCES)
-	$(PY) -m pip install --quiet $(EDITABLE) ".[test]"
+	$(PY) -m pip install --quiet -e ".[test]"
 	@touch $@ $(VENV)/.installed-demo
 
 play: $(VENV)/.installed-demo

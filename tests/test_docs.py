@@ -6,6 +6,7 @@ the test ROM as $NESBOT_ROM.
 """
 
 import re
+import shlex
 from pathlib import Path
 
 import pytest
@@ -93,3 +94,31 @@ def test_video_block_writes_the_game(run_block):
     assert done["player"].result()["frames"] == 600
     assert done["video"].frames_written == 600 == read_video_frames(Path("game.mp4"))
     assert isinstance(done["video"], nesbot.VideoWriter)
+
+
+def shell_commands(text: str) -> list[str]:
+    """The nesbot commands of a page's ```sh blocks, continuation lines joined and comments
+    dropped; synopses (with [optional] parts or placeholders) left out."""
+    commands = []
+    for block in re.findall(r"```sh\n(.*?)```", text, re.S):
+        joined = block.replace("\\\n", " ")
+        for line in joined.splitlines():
+            line = line.split("  #")[0].strip().removeprefix("$ ")
+            for command in re.findall(r"(?:\.venv/bin/)?nesbot [^;]*", line):
+                if "[" not in command and "$" not in command:
+                    commands.append(command.strip())
+    return commands
+
+
+@pytest.mark.parametrize("page", [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))])
+def test_the_pages_commands_parse(page: Path) -> None:
+    """Every nesbot command a page shows is one the CLI accepts as written."""
+    from nesbot.cli import build_parser
+
+    parser = build_parser()
+    for command in shell_commands(page.read_text(encoding="utf-8")):
+        argv = shlex.split(command)[1:]
+        try:
+            parser.parse_args(argv)
+        except SystemExit:
+            pytest.fail(f"{page.name}: {command!r} does not parse")
