@@ -1,5 +1,5 @@
-# The board evaluation: meatfighter's 17 features (seeds.md §1), the features the other seeds'
-# evaluators need (§2-§5), their weighted sum (LOWER is better: a higher-is-better evaluator
+# The board evaluation: meatfighter's 17 features (meatfighter.com/nintendotetrisai), the
+# features the other evaluators need (nesbot/evaluators.py names their sources), their weighted sum (LOWER is better: a higher-is-better evaluator
 # is stored negated), the ceiling penalty (calming rule 2) and the placement vetoes (rules 3, 4).
 #
 # Features are computed on playfield rows 0..19 only; rows -2 and -1 enter the ceiling
@@ -18,7 +18,7 @@ cdef enum:
     ALL_FEATURE_COUNT = 29           # and nesbot's NES features, indices 25..28
 
 cdef enum:
-    # Feature indices into Features.f and Weights.w, in the order of seeds.md's table.
+    # Feature indices into Features.f and Weights.w, in meatfighter's order, then the others'.
     F_TOTAL_LINES_CLEARED = 0        # rows cleared by both pieces (filled in by the caller)
     F_TOTAL_LOCK_HEIGHT = 1          # sum of the pieces' lock heights (filled in by the caller)
     F_TOTAL_WELL_CELLS = 2           # empty cells above their column's top, both sides filled

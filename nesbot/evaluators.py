@@ -4,8 +4,8 @@ An evaluator is a weighted sum of board features (nesbot._core.evaluate.ALL_FEAT
 with its authors' published weights and sign convention: `higher_is_better` evaluators are
 negated for the search, which always minimizes. Only meatfighter-2018 brings the calming
 rules (a Tetris first, the ceiling penalty, spawn and split vetoes); the others are their
-bare published functions. Sources and feature definitions: shared/seeds.md and
-cython_core/evaluate.pyx.
+bare published functions. Each names its published source below; the features are defined
+in cython_core/evaluate.pyx, and docs/strength.md compares the evaluators.
 """
 
 from dataclasses import dataclass, field
@@ -72,7 +72,7 @@ EVALUATORS: dict[str, Evaluator] = {
             higher_is_better=False,
             calming=False,
             ceiling=0.0,
-            source="meatfighter.com/nintendotetrisai (2014), seeds.md §1",
+            source="meatfighter.com/nintendotetrisai (2014)",
         ),
         Evaluator(
             name="el-tetris",
@@ -87,7 +87,7 @@ EVALUATORS: dict[str, Evaluator] = {
             higher_is_better=True,
             calming=False,
             ceiling=0.0,
-            source="Islam El-Ashi, El-Tetris (2011), seeds.md §2",
+            source="Islam El-Ashi, El-Tetris (2011)",
         ),
         Evaluator(
             name="yiyuan-lee",
@@ -100,7 +100,7 @@ EVALUATORS: dict[str, Evaluator] = {
             higher_is_better=True,
             calming=False,
             ceiling=0.0,
-            source="Yiyuan Lee, Tetris AI (2013), seeds.md §3",
+            source="Yiyuan Lee, Tetris AI (2013)",
         ),
         Evaluator(
             name="hidamari",
@@ -112,7 +112,7 @@ EVALUATORS: dict[str, Evaluator] = {
             higher_is_better=False,
             calming=False,
             ceiling=0.0,
-            source="Hidamari, seeds.md §4",
+            source="Hidamari",
         ),
         Evaluator(
             name="nguyen-morua",
@@ -124,7 +124,7 @@ EVALUATORS: dict[str, Evaluator] = {
             higher_is_better=False,
             calming=False,
             ceiling=0.0,
-            source="Nguyen and Morua, three-rule holes, f(y) = y, g(y) = 1; seeds.md §5",
+            source="Nguyen and Morua, three-rule holes, f(y) = y, g(y) = 1",
         ),
     )
 }

@@ -1,12 +1,12 @@
 """Training the evaluation weights (meatfighter's 17 and the NES features) on simulated
 games: PSO or CMA-ES.
 
-PSO as the seed describes it (shared/seeds.md §1): inertia 0.729844 and acceleration
-1.496180 for both the cognitive and the social term (van den Bergh and Engelbrecht 2006),
-velocities clamped per dimension, a restart with random positions once the best fitness has
-not improved for `patience` iterations (the global best is kept); the swarm starts around the
-start weights (particle 0 is exactly them). CMA-ES (nesbot.cmaes) starts at the start
-weights with step size `spread`.
+PSO as meatfighter describes it (meatfighter.com/nintendotetrisai): inertia 0.729844 and
+acceleration 1.496180 for both the cognitive and the social term (van den Bergh and
+Engelbrecht 2006), velocities clamped per dimension, a restart with random positions once
+the best fitness has not improved for `patience` iterations (the global best is kept); the
+swarm starts around the start weights (particle 0 is exactly them). CMA-ES (nesbot.cmaes)
+starts at the start weights with step size `spread`.
 
 A candidate's fitness is the mean of its pre-29 points over G games, each to level 29 or a
 top-out, printed with its standard error. Every candidate of an iteration plays the same G

@@ -45,7 +45,8 @@ def features(rows) -> dict[str, float]:
 
 
 def ref_features(rows: list[int]) -> list[float]:
-    """Every feature straight from seeds.md §1, cell by cell (the caller-known two are 0)."""
+    """Every feature of meatfighter's 17 straight from their definitions, cell by cell (the
+    caller-known two are 0)."""
     grid = [[bool(rows[r + 2] >> c & 1) for c in range(10)] for r in range(20)]
 
     def filled(r: int, c: int) -> bool:

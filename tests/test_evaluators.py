@@ -27,7 +27,8 @@ def extra(rows20: list[int]) -> dict[str, float]:
 
 
 def ref_extra(rows20: list[int]) -> dict[str, float]:
-    """The extra features cell by cell, from seeds.md and El-Tetris's features.js."""
+    """The extra features cell by cell, from their published definitions and El-Tetris's
+    features.js."""
     grid = [[bool(rows20[r] >> c & 1) for c in range(10)] for r in range(20)]
 
     def filled(r: int, c: int) -> bool:
