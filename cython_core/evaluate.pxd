@@ -15,7 +15,7 @@ from nesbot._core.board cimport Board
 cdef enum:
     FEATURE_COUNT = 17               # meatfighter's 2018 features, indices 0..16
     SEED_FEATURE_COUNT = 25          # and the other seeds' features, indices 17..24
-    ALL_FEATURE_COUNT = 29           # and nesbot's NES features, indices 25..28
+    ALL_FEATURE_COUNT = 31           # and nesbot's NES features, indices 25..30
 
 cdef enum:
     # Feature indices into Features.f and Weights.w, in meatfighter's order, then the others'.
@@ -60,6 +60,12 @@ cdef enum:
     F_HIGH_STACK = 28                # (stack height - SAFE_STACK_HEIGHT)^2 above it, else 0:
                                      # the stack is the mean height of the 9 columns beside
                                      # the well (the lowest column)
+    F_SURFACE_VALUE = 29             # the surface table's value of columns 0-8's top
+                                     # (nesbot/surface.py): the clean placements it leaves
+                                     # the pieces to come, about 0-10; higher is better
+    F_BURNS_NEEDED = 30              # rows only a clear other than a Tetris can take away:
+                                     # column 9 (the well) filled, or a filled cell above a
+                                     # hole in its column (StackRabbit's guaranteed burns)
 
 cdef enum:
     # Rows of stack (mean height beside the well) that levels 19-28 at 30 Hz play safely
@@ -72,14 +78,14 @@ cdef enum:
     CEILING_ROWS = 7                 # rule 2 penalises filled cells in rows 0..6 (and -2, -1)
 
 ctypedef struct Features:
-    double f[29]                     # feature values, indexed by the F_ indices
+    double f[31]                     # feature values, indexed by the F_ indices
 
 ctypedef struct Weights:
-    double w[29]                     # one weight per feature, indexed by the F_ indices
+    double w[31]                     # one weight per feature, indexed by the F_ indices
     double ceiling_weight            # rule 2 scale: a cell in row r < 7 costs this / (r + 1)
     bint calming                     # the search applies rules 1, 3 and 4 (meatfighter-2018)
     bint extra                       # some w[17..24] is nonzero: compute those features too
-    bint nes                         # some w[25..28] is nonzero: compute those too
+    bint nes                         # some w[25..30] is nonzero: compute those too
 
 
 # The 15 board features of indices 0..16 into out.f; out.f[F_TOTAL_LINES_CLEARED] and
@@ -89,7 +95,9 @@ cdef void board_features(const Board* b, Features* out) noexcept nogil
 # The board features of indices 17..24 into out.f; out.f[F_LANDING_HEIGHT] is set to 0.
 cdef void extra_features(const Board* b, Features* out) noexcept nogil
 
-# The board features of indices 25..28 into out.f; out.f[F_BURNED_LINES] is set to 0.
+# The board features of indices 25..30 into out.f; out.f[F_BURNED_LINES] is set to 0, and
+# out.f[F_SURFACE_VALUE] too until the surface table is loaded (load_weights loads it for a
+# nonzero weight).
 cdef void nes_features(const Board* b, Features* out) noexcept nogil
 
 # Weighted sum of the features plus the ceiling penalty; lower is better. The caller

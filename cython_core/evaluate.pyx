@@ -37,6 +37,7 @@ anything else.
 import math
 import time
 
+from libc.stdint cimport uint8_t
 from libc.string cimport memset
 
 from nesbot._core.board cimport (
@@ -58,6 +59,7 @@ cdef enum:
     WIDTH = 10
     LEFT_WALL = 0x001       # bit of column 0 in a row shifted left by one
     RIGHT_WALL = 0x200      # bit of column 9
+    WELL_BIT = 0x200        # column 9, where nesbot and StackRabbit keep the Tetris well
     WALLED_ROW_BITS = 0x7FF  # 11 neighbour pairs of a row with a wall bit at each end
     SPAWN_COLUMNS = 0x070   # columns 4-6 of row 0, where rule 4's fill starts
 
@@ -115,11 +117,56 @@ NES_FEATURE_NAMES: tuple[str, ...] = (
     "burned_lines",
     "right_column_height",
     "high_stack",
+    "surface_value",
+    "burns_needed",
 )
 ALL_FEATURE_NAMES: tuple[str, ...] = FEATURE_NAMES + EXTRA_FEATURE_NAMES + NES_FEATURE_NAMES
 DEFAULT_CEILING_WEIGHT: float = 1000.0
 
 _bench_sink = 0.0
+
+# The surface table (nesbot/surface.py), loaded on first use: one uint8 code per surface,
+# value = code * SURFACE_SCALE. `_surface_codes` keeps the array alive.
+cdef enum:
+    SURFACE_DIFFS = 8                # differences of columns 0-8
+    SURFACE_DIFF_LIMIT = 3           # each clamped to [-3, 3]: a base-7 digit
+cdef const uint8_t* SURFACE_CODES = NULL
+cdef double SURFACE_SCALE = 0.0
+_surface_codes = None
+
+
+def use_surface_table() -> None:
+    """Load the surface table nesbot ships (once), for the feature surface_value."""
+    global SURFACE_CODES, SURFACE_SCALE, _surface_codes
+    cdef const uint8_t[::1] view
+    if SURFACE_CODES != NULL:
+        return
+    from nesbot.surface import load_surface_codes   # the package's data, read in Python
+
+    codes, scale = load_surface_codes()
+    if codes.shape[0] != 7 ** SURFACE_DIFFS:
+        raise ValueError(f"the surface table has {codes.shape[0]} values, not 7 ** 8")
+    view = codes
+    _surface_codes = codes
+    SURFACE_SCALE = scale
+    SURFACE_CODES = &view[0]
+
+
+cdef inline double surface_value(const int* heights) noexcept nogil:
+    """The table's value of columns 0-8's top (heights from the floor); 0 if not loaded."""
+    cdef int i, d
+    cdef long index = 0, weight = 1
+    if SURFACE_CODES == NULL:
+        return 0.0
+    for i in range(SURFACE_DIFFS):
+        d = heights[i + 1] - heights[i]
+        if d < -SURFACE_DIFF_LIMIT:
+            d = -SURFACE_DIFF_LIMIT
+        elif d > SURFACE_DIFF_LIMIT:
+            d = SURFACE_DIFF_LIMIT
+        index += (d + SURFACE_DIFF_LIMIT) * weight
+        weight *= 2 * SURFACE_DIFF_LIMIT + 1
+    return SURFACE_CODES[index] * SURFACE_SCALE
 
 
 cdef void board_features(const Board* b, Features* out) noexcept nogil:
@@ -261,14 +308,16 @@ cdef void extra_features(const Board* b, Features* out) noexcept nogil:
 
 
 cdef void nes_features(const Board* b, Features* out) noexcept nogil:
-    cdef int c, r, well = 0, lowest = FIELD_ROWS + 1, ready = 1, total = 0
+    cdef int c, r, well = 0, lowest = FIELD_ROWS + 1, ready = 1, total = 0, burns = 0
     cdef double over
-    cdef unsigned int m
+    cdef unsigned int m, open_below = 0   # columns with an empty cell below row r
     cdef int heights[WIDTH]
     for c in range(WIDTH):
         heights[c] = 0
     for r in range(FIELD_ROWS - 1, -1, -1):
         m = b.rows[r + BOARD_HIDDEN]
+        burns += (m & (open_below | WELL_BIT)) != 0
+        open_below |= ~m & FULL_ROW
         while m:
             heights[lowest_bit(m)] = FIELD_ROWS - r
             m &= m - 1
@@ -290,6 +339,8 @@ cdef void nes_features(const Board* b, Features* out) noexcept nogil:
     out.f[F_RIGHT_COLUMN_HEIGHT] = heights[WIDTH - 1]
     over = (total - lowest) / <double>(WIDTH - 1) - SAFE_STACK_HEIGHT
     out.f[F_HIGH_STACK] = over * over if over > 0.0 else 0.0
+    out.f[F_SURFACE_VALUE] = surface_value(heights)
+    out.f[F_BURNS_NEEDED] = burns
 
 
 cdef double evaluate(const Board* b, int lines_cleared, int burned, int lock_height_total,
@@ -478,6 +529,8 @@ cdef int load_weights(object weights, Weights* w) except -1:
             w.nes = True
     w.ceiling_weight = ceiling
     w.calming = calming
+    if w.w[F_SURFACE_VALUE] != 0.0:
+        use_surface_table()
     return 0
 
 
@@ -496,6 +549,7 @@ def all_features_py(rows) -> list[float]:
     cdef Board b
     cdef Features f
     _load_board(rows, &b)
+    use_surface_table()
     board_features(&b, &f)
     extra_features(&b, &f)
     nes_features(&b, &f)

@@ -56,16 +56,18 @@ def play(Planner planner not None, Game game not None, long max_frames=10_000_00
     Returns score (as the game shows it, capped), lines, level, pieces, frames, tetrises,
     topped_out, maxout (999,999 reached before level 29), pre29_points (points earned while
     the level is below 29, uncapped: the score's own increments, and once the score is
-    capped, what the ROM would add to a zero score), lines_at_29 (lines when level 29
+    capped, what the ROM would add to a zero score), pre29_line_points (of them, the line
+    clears' alone, without soft-drop points), lines_at_29 (lines when level 29
     began, None if it did not), fallbacks (plans whose every option the calming rules
     vetoed) and truncated (plans whose search ran out of node capacity).
     """
     cdef GameC* g = &game.g
     cdef GameC before               # the game before a step that may score
+    cdef GameC again                # a copy of it, stepped from a zero score
     cdef uint8_t* pads = <uint8_t*>malloc(PATH_ROOM)
     cdef int path = 0, next_pad = 0, best
     cdef long frames = 0
-    cdef uint32_t pieces = 0, tetrises = 0, pre29 = 0
+    cdef uint32_t pieces = 0, tetrises = 0, pre29 = 0, pre29_lines = 0
     cdef int lines_at_29 = 0 if g.level >= LEVEL_29 else -1
     cdef long fallbacks = planner.fallbacks, truncations = planner.truncations
     cdef uint8_t pad
@@ -108,12 +110,18 @@ def play(Planner planner not None, Game game not None, long max_frames=10_000_00
                         if before.level < LEVEL_29:
                             if bcd(g.score, 3) < SCORE_CAP:
                                 pre29 += bcd(g.score, 3) - bcd(before.score, 3)   # exact
-                            else:
-                                # capped: what the ROM adds to a zero score instead
-                                before.score[0] = before.score[1] = before.score[2] = 0
-                                game_step(&before, pad)
-                                pre29 += bcd(before.score, 3)
+                            # The step again from a zero score: what the ROM adds (for a
+                            # capped score), and, without soft-drop points, what the clear
+                            # alone is worth (BetaTetris's count, docs/strength.md).
+                            before.score[0] = before.score[1] = before.score[2] = 0
+                            if bcd(g.score, 3) >= SCORE_CAP:
                                 maxout = True
+                                again = before
+                                game_step(&again, pad)
+                                pre29 += bcd(again.score, 3)
+                            before.piece.hold_down_points = 0
+                            game_step(&before, pad)
+                            pre29_lines += bcd(before.score, 3)
                     if g.level >= LEVEL_29 and lines_at_29 < 0:
                         lines_at_29 = bcd(g.lines, 2)
                 else:
@@ -131,6 +139,7 @@ def play(Planner planner not None, Game game not None, long max_frames=10_000_00
         "topped_out": g.play_state == PLAY_TOPPED_OUT,
         "maxout": maxout,
         "pre29_points": pre29,
+        "pre29_line_points": pre29_lines,
         "lines_at_29": lines_at_29 if lines_at_29 >= 0 else None,
         "fallbacks": planner.fallbacks - fallbacks,
         "truncated": planner.truncations - truncations,

@@ -57,8 +57,8 @@ class Bot:
     def __init__(
         self, evaluator: Evaluator | None = None, settings: PlannerSettings | None = None
     ) -> None:
-        evaluator = evaluator or get_evaluator()
         self.settings = settings or PlannerSettings()
+        evaluator = evaluator or get_evaluator(reaction=self.settings.reaction)
         self.evaluator_name = evaluator.name
         self.tap_interval = self.settings.tap_interval
         self.planner = build_planner(evaluator, self.settings)

@@ -172,7 +172,7 @@ def run_simulate(args: argparse.Namespace) -> int:
     from nesbot.evaluators import get_evaluator
     from nesbot.stats import plot_scores, require_matplotlib, simulate
 
-    evaluator = get_evaluator(args.evaluator, args.weights)
+    evaluator = get_evaluator(args.evaluator, args.weights, args.reaction)
     if args.plot:
         require_matplotlib()
         _check_writable(args.plot, "plot")
@@ -293,7 +293,7 @@ def run_play(args: argparse.Namespace) -> int:
         check_display()
     rom = _find_rom(args)
     setup = GameSetup(level=args.level, music=args.music, seed=args.seed)
-    bot = Bot(get_evaluator(args.evaluator, args.weights), _planner_settings(args))
+    bot = Bot(get_evaluator(args.evaluator, args.weights, args.reaction), _planner_settings(args))
     progress = _PlayProgress()
     files = {"video": args.video, "log": args.log, "still": args.still}
     print(f"booting and choosing level {setup.level} (seed {setup.seed})...", file=sys.stderr)
@@ -337,7 +337,7 @@ def run_train(args: argparse.Namespace) -> int:
     from nesbot.train import TrainConfig, ray_runner, train, trained_weights
     from nesbot.weights import TRAINABLE_NAMES, save_weights
 
-    start = get_evaluator(args.evaluator, args.weights)
+    start = get_evaluator(args.evaluator, args.weights, args.reaction)
     if not start.calming or set(start.weights) - set(TRAINABLE_NAMES):
         raise NesbotError(
             f"{start.name} is not in meatfighter's 17-feature form; train "
@@ -412,8 +412,8 @@ def _add_evaluator_options(parser: argparse.ArgumentParser) -> None:
     choice.add_argument(
         "--evaluator",
         metavar="NAME",
-        help="a built-in evaluator: " + ", ".join(_evaluator_names()) + " (default: the trained"
-        " weights)",
+        help="a built-in evaluator: " + ", ".join(_evaluator_names()) + " (default: "
+        "nesbot-trained, or nesbot-reaction18 with --reaction)",
     )
 
 

@@ -128,19 +128,33 @@ EVALUATORS: dict[str, Evaluator] = {
         ),
     )
 }
+NESBOT_REACTION18_FILE = DATA_DIR / "nesbot_reaction18.json"
 EVALUATORS["nesbot-trained"] = Evaluator.from_weights(
     load_weights(NESBOT_TRAINED_FILE), "nesbot-trained"
 )
-DEFAULT_EVALUATOR = "nesbot-trained"
+EVALUATORS["nesbot-reaction18"] = Evaluator.from_weights(
+    load_weights(NESBOT_REACTION18_FILE), "nesbot-reaction18"
+)
+DEFAULT_EVALUATOR = "nesbot-trained"  # trained at level 19, the next piece used at once
+REACTION_EVALUATOR = "nesbot-reaction18"  # trained at level 18 with --reaction 18
 
 
-def get_evaluator(name: str | None = None, weights_file: str | None = None) -> Evaluator:
-    """The evaluator a command asked for: a weights file, a registry name, or the default."""
+def default_evaluator_name(reaction: int = 0) -> str:
+    """The weights trained for the format: the two formats want different weights
+    (docs/strength.md), and the reaction is what sets them apart."""
+    return REACTION_EVALUATOR if reaction > 0 else DEFAULT_EVALUATOR
+
+
+def get_evaluator(
+    name: str | None = None, weights_file: str | None = None, reaction: int = 0
+) -> Evaluator:
+    """The evaluator a command asked for: a weights file, a registry name, or the default
+    for its reaction (default_evaluator_name)."""
     if weights_file is not None and name is not None:
         raise NesbotError("give --weights FILE or --evaluator NAME, not both")
     if weights_file is not None:
         return Evaluator.from_weights(load_weights(weights_file), Path(weights_file).name)
-    name = name or DEFAULT_EVALUATOR
+    name = name or default_evaluator_name(reaction)
     if name not in EVALUATORS:
         raise NesbotError(f"unknown evaluator {name!r}; known: {', '.join(EVALUATORS)}")
     return EVALUATORS[name]

@@ -185,7 +185,8 @@ def attach(
     Switches the console off and on (see the module docstring), then the player's actions
     drive the menus to an A-TYPE game at `level` (0-19) with `music` (0-3) and `seed`, and
     play it until top-out or `max_frames` steps. `evaluator` is a built-in evaluator's
-    name or an Evaluator, `weights` a weights file (default: nesbot's trained weights);
+    name or an Evaluator, `weights` a weights file (default: nesbot's trained weights for
+    the reaction, evaluators.default_evaluator_name);
     `settings` are PlannerSettings fields (tap_hz, lookahead, reaction, next_search).
     Bad arguments raise NesbotError with one sentence.
     """
@@ -212,7 +213,7 @@ def attach(
             raise NesbotError("give an evaluator or a weights file, not both")
         chosen = evaluator
     else:
-        chosen = get_evaluator(evaluator, weights)
+        chosen = get_evaluator(evaluator, weights, planner_settings.reaction)
     if nes.ram.any():  # RAM is all zero only until the ROM's first frames run
         warnings.warn(
             "nesbot.attach switched the env's console off and on (what it was running is "

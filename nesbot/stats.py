@@ -200,6 +200,10 @@ class Summary:
     maxout_rate_se: float
     reach29_rate_se: float
     pre29_score_mean_se: float
+    # The pre-29 score as BetaTetris counts it: line clears alone, no soft-drop points
+    # (docs/strength.md, "How the pre-29 figure is counted").
+    pre29_line_score_mean: float
+    pre29_line_score_mean_se: float
 
     def to_json(self) -> str:
         return json.dumps(asdict(self))
@@ -223,6 +227,11 @@ class Summary:
                 f"{self.pre29_score_p10:,.0f} / {self.pre29_score_median:,.0f} / "
                 f"{self.pre29_score_p90:,.0f}",
             ),
+            (
+                "  of it line clears",
+                f"{self.pre29_line_score_mean:,.0f} ± {self.pre29_line_score_mean_se:,.0f}"
+                " (mean, BetaTetris's count)",
+            ),
             ("lines mean", f"{self.lines_mean:,.1f}"),
             ("tetris rate", f"{self.tetris_rate:.1%} of lines"),
             (
@@ -241,6 +250,7 @@ class Summary:
 
 def summarize(results: list[dict], seconds: float) -> Summary:
     pre29 = np.array([r["pre29_points"] for r in results], dtype=float)
+    pre29_lines = np.array([r["pre29_line_points"] for r in results], dtype=float)
     lines = np.array([r["lines"] for r in results], dtype=float)
     post29 = [r["lines"] - r["lines_at_29"] for r in results if r["lines_at_29"] is not None]
     total_lines = lines.sum()
@@ -263,6 +273,8 @@ def summarize(results: list[dict], seconds: float) -> Summary:
         maxout_rate_se=standard_error(maxouts),
         reach29_rate_se=standard_error(reached),
         pre29_score_mean_se=standard_error(pre29),
+        pre29_line_score_mean=float(pre29_lines.mean()),
+        pre29_line_score_mean_se=standard_error(pre29_lines),
     )
 
 

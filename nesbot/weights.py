@@ -57,6 +57,8 @@ class Weights:
     burned_lines: float = 0.0
     right_column_height: float = 0.0
     high_stack: float = 0.0
+    surface_value: float = 0.0
+    burns_needed: float = 0.0
     ceiling: float = DEFAULT_CEILING_WEIGHT
     # A dict cannot be hashed; leaving it out of the hash keeps Weights usable as a dict key.
     provenance: dict[str, Any] = field(default_factory=dict, hash=False)

@@ -175,3 +175,11 @@ def test_the_shipped_default_is_trained_weights_with_their_provenance():
         assert key in provenance, key
     assert provenance["command"].startswith("nesbot train ")
     assert provenance["evaluation"]["maxout_rate"] > 0.47
+
+
+def test_a_reaction_picks_the_weights_trained_for_that_format():
+    assert get_evaluator().name == "nesbot-trained"
+    assert get_evaluator(reaction=18).name == "nesbot-reaction18"
+    assert get_evaluator("meatfighter-2018", reaction=18).name == "meatfighter-2018"
+    provenance = EVALUATORS["nesbot-reaction18"].provenance
+    assert "--reaction 18" in provenance["command"] and "--level 18" in provenance["command"]

@@ -1,8 +1,11 @@
 """nesbot's NES features on hand-made boards: Tetris readiness, burned lines, the right
-column's height, a stack past the safe height; their weights reach the search and `nesbot
-explain` shows them."""
+column's height, a stack past the safe height, the surface table's value, the rows that
+need a burn; their weights reach the search and `nesbot explain` shows them."""
+
+import pytest
 
 from nesbot._core.evaluate import ALL_FEATURE_NAMES, all_features_py, evaluate_py
+from nesbot.surface import load_surface_table
 from nesbot.weights import MEATFIGHTER_2018, Weights
 
 WELL_9 = 0b0111111111  # columns 0-8 filled, column 9 empty
@@ -72,3 +75,44 @@ def test_burned_lines_and_the_nes_weights_reach_the_evaluation():
     got = evaluate_py(rows, 3, 10, weighted, burned=3)
     assert got == base - 50.0 + 7.0 * 3 + 2.0 * 0
     assert features(rows)["burned_lines"] == 0  # the caller knows it, the board does not
+
+
+def board_of(heights: list[int]) -> list[int]:
+    """20 row masks whose columns are solid up to `heights` (10 of them)."""
+    return [sum(1 << c for c, h in enumerate(heights) if h >= 20 - row) for row in range(20)]
+
+
+def test_surface_value_reads_the_shipped_table_for_columns_0_to_8():
+    table = load_surface_table()
+    for heights in ([3] * 10, [0, 1, 2, 2, 1, 1, 2, 1, 0, 0], [4, 0, 4, 0, 4, 0, 4, 0, 4, 0]):
+        got = features(board_of(heights))["surface_value"]
+        assert got == pytest.approx(table.value(heights), abs=1e-6)
+    gentle = features(board_of([0, 1, 2, 2, 1, 1, 2, 1, 0, 0]))["surface_value"]
+    jagged = features(board_of([4, 0, 4, 0, 4, 0, 4, 0, 4, 0]))["surface_value"]
+    assert gentle > 9 > 1 > jagged  # gentle steps take every piece; a comb takes I's only
+    # the well (column 9) is not part of the surface, and differences clamp at 3
+    assert (
+        features(board_of([2] * 9 + [9]))["surface_value"]
+        == features(board_of([2] * 10))["surface_value"]
+    )
+    assert features(board_of([0] * 8 + [4, 0]))["surface_value"] == pytest.approx(
+        features(board_of([0] * 8 + [3, 0]))["surface_value"]
+    )
+
+
+def test_burns_needed_counts_rows_over_a_hole_or_across_the_well():
+    assert features([0] * 16 + [WELL_9] * 4)["burns_needed"] == 0  # a clean Tetris setup
+    assert features([0] * 16 + [0x3FF] + [WELL_9] * 3)["burns_needed"] == 1  # well covered
+    # a hole in column 1 of row 17: the two rows above it with column 1 filled must go
+    rows = [0] * 15 + [0b11, WELL_9, WELL_9 & ~0b10, WELL_9, WELL_9]
+    assert features(rows)["burns_needed"] == 2
+    rows[15] = 0b01  # column 0 alone has no hole under it
+    assert features(rows)["burns_needed"] == 1
+
+
+def test_the_surface_and_burn_weights_reach_the_evaluation():
+    rows = [0] * 15 + [0b11, WELL_9, WELL_9 & ~0b10, WELL_9, WELL_9]
+    f = features(rows)
+    weighted = Weights(**{**MEATFIGHTER_2018.__dict__, "surface_value": -4.0, "burns_needed": 6.0})
+    expected = evaluate_py(rows, 0, 10, MEATFIGHTER_2018) - 4.0 * f["surface_value"] + 12.0
+    assert evaluate_py(rows, 0, 10, weighted) == pytest.approx(expected)

@@ -35,6 +35,8 @@ SUMMARY_KEYS = [
     "maxout_rate_se",
     "reach29_rate_se",
     "pre29_score_mean_se",
+    "pre29_line_score_mean",
+    "pre29_line_score_mean_se",
 ]
 MEATFIGHTER = EVALUATORS["meatfighter-2018"]
 
@@ -72,6 +74,18 @@ def test_points_before_29_equal_the_score_below_the_cap():
     assert result["lines_at_29"] is None and not result["maxout"]
 
 
+def test_line_clear_points_leave_out_only_the_soft_drop_points():
+    """BetaTetris's count: the same clears, each worth its table points times the level
+    after it, and nothing for soft drops (the bot holds Down at the end of every path)."""
+    rng, spawn_count, frame_counter = game_setup(5, 0)
+    result = play(
+        Planner(MEATFIGHTER), Game.start(19, rng, spawn_count, frame_counter), max_frames=12_000
+    )
+    soft_drop = result["pre29_points"] - result["pre29_line_points"]
+    assert 0 < soft_drop <= 15 * result["pieces"]
+    assert result["pre29_line_points"] % 10 == 0  # every clear's points are a multiple of 40
+
+
 def test_a_game_from_level_28_counts_level_29_and_beyond_apart():
     """Points after level 29 begins are not pre-29 points: the same game stopped when level
     29 begins has the same pre-29 points and lines_at_29, and fewer lines."""
@@ -81,6 +95,7 @@ def test_a_game_from_level_28_counts_level_29_and_beyond_apart():
     assert result["lines_at_29"] == stopped["lines_at_29"] == stopped["lines"] == 200
     assert result["lines"] > stopped["lines"]
     assert result["pre29_points"] == stopped["pre29_points"] > 999_999  # uncapped
+    assert result["pre29_line_points"] == stopped["pre29_line_points"] > 990_000
     assert result["maxout"] and result["score"] == 999_999
 
 
