@@ -2,11 +2,13 @@
 
 In a terminal a `Progress` is a tqdm bar that redraws in place. Into a file or a pipe (a
 CI log, `make play > out.txt`) a bar's carriage returns would pile up, so it writes a plain
-line instead, at most every `LINE_SECONDS` seconds and at the end:
+line instead, at most every `LINE_SECONDS` seconds and at the end; so it does on a terminal
+that reports no width (a pseudo-terminal nobody sized), where tqdm would draw nothing:
 
     simulate: 40/200 games (20%), 12 s, about 48 s left
 """
 
+import os
 import sys
 import time
 from types import TracebackType
@@ -35,7 +37,7 @@ class Progress:
         self._started = time.perf_counter()
         self._next_line = self._started + LINE_SECONDS
         self._bar: tqdm | None = None
-        self._lines = enabled and not self.stream.isatty()
+        self._lines = enabled and not _sized_terminal(self.stream)
         if enabled and not self._lines:
             self._bar = tqdm(
                 total=total, unit=unit, desc=what, file=self.stream, leave=False, dynamic_ncols=True
@@ -95,3 +97,11 @@ class Progress:
         traceback: TracebackType | None,
     ) -> None:
         self.close()
+
+
+def _sized_terminal(stream: TextIO) -> bool:
+    """A terminal a bar can be drawn on: one that says how wide it is."""
+    try:
+        return stream.isatty() and os.get_terminal_size(stream.fileno()).columns > 0
+    except (OSError, ValueError, AttributeError):  # no file descriptor, or not a terminal
+        return False

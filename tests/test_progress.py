@@ -1,6 +1,8 @@
 """Long commands show progress: a bar in a terminal, plain lines in a file or a pipe."""
 
 import io
+import os
+import pty
 import subprocess
 import sys
 
@@ -59,3 +61,18 @@ def test_simulate_into_a_pipe_shows_progress() -> None:
     assert lines[0] == "simulate: 2 games, a line every 5 s"
     assert lines[-1].startswith("simulate: 2/2 games (100%)")
     assert result.stdout.startswith('{"games": 2')
+
+
+def test_a_terminal_without_a_width_gets_lines(monkeypatch) -> None:
+    """A pseudo-terminal nobody sized (0 columns): tqdm would draw nothing there."""
+    leader, follower = pty.openpty()
+    monkeypatch.setattr(progress, "LINE_SECONDS", 0.0)
+    with open(follower, "w") as stream:
+        assert stream.isatty() and os.get_terminal_size(follower).columns == 0
+        with Progress("simulate", 2, "game", stream=stream) as bar:
+            bar.update()
+        stream.flush()
+        text = os.read(leader, 4096).decode()
+    os.close(leader)
+    assert text.startswith("simulate: 2 games, a line every 0 s")
+    assert "simulate: 1/2 games (50%)" in text
