@@ -71,7 +71,7 @@ cdef enum:
     # Rows of stack (mean height beside the well) that levels 19-28 at 30 Hz play safely
     # under: every piece still reaches both walls over a flat stack of up to 15 rows there,
     # so 8 leaves room for bumps and a long wait for an I. Chosen on 200 tuning games
-    # (seed 7000) among 8, 9 and 10.
+    # (seed 7000) among 8, 9 and 10. The default of Weights.safe_height.
     SAFE_STACK_HEIGHT = 8
 
 cdef enum:
@@ -83,6 +83,7 @@ ctypedef struct Features:
 ctypedef struct Weights:
     double w[31]                     # one weight per feature, indexed by the F_ indices
     double ceiling_weight            # rule 2 scale: a cell in row r < 7 costs this / (r + 1)
+    double safe_height               # F_HIGH_STACK counts the stack's rows above this
     bint calming                     # the search applies rules 1, 3 and 4 (meatfighter-2018)
     bint extra                       # some w[17..24] is nonzero: compute those features too
     bint nes                         # some w[25..30] is nonzero: compute those too
@@ -95,10 +96,10 @@ cdef void board_features(const Board* b, Features* out) noexcept nogil
 # The board features of indices 17..24 into out.f; out.f[F_LANDING_HEIGHT] is set to 0.
 cdef void extra_features(const Board* b, Features* out) noexcept nogil
 
-# The board features of indices 25..30 into out.f; out.f[F_BURNED_LINES] is set to 0, and
+# The board features of indices 25..30 into out.f (F_HIGH_STACK past `safe_height` rows); out.f[F_BURNED_LINES] is set to 0, and
 # out.f[F_SURFACE_VALUE] too until the surface table is loaded (load_weights loads it for a
 # nonzero weight).
-cdef void nes_features(const Board* b, Features* out) noexcept nogil
+cdef void nes_features(const Board* b, double safe_height, Features* out) noexcept nogil
 
 # Weighted sum of the features plus the ceiling penalty; lower is better. The caller
 # knows the placements: lines cleared, lines burned (cleared by non-Tetris clears), the

@@ -7,6 +7,7 @@ EXTRA_FEATURE_NAMES: tuple[str, ...]
 NES_FEATURE_NAMES: tuple[str, ...]
 ALL_FEATURE_NAMES: tuple[str, ...]
 DEFAULT_CEILING_WEIGHT: float
+DEFAULT_SAFE_STACK_HEIGHT: float
 
 _Trace = list[tuple[str, float, float, float]]
 

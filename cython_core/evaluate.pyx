@@ -122,6 +122,7 @@ NES_FEATURE_NAMES: tuple[str, ...] = (
 )
 ALL_FEATURE_NAMES: tuple[str, ...] = FEATURE_NAMES + EXTRA_FEATURE_NAMES + NES_FEATURE_NAMES
 DEFAULT_CEILING_WEIGHT: float = 1000.0
+DEFAULT_SAFE_STACK_HEIGHT: float = SAFE_STACK_HEIGHT
 
 _bench_sink = 0.0
 
@@ -307,7 +308,7 @@ cdef void extra_features(const Board* b, Features* out) noexcept nogil:
     out.f[F_LEFT_SIDE_HOLES] = left_side
 
 
-cdef void nes_features(const Board* b, Features* out) noexcept nogil:
+cdef void nes_features(const Board* b, double safe_height, Features* out) noexcept nogil:
     cdef int c, r, well = 0, lowest = FIELD_ROWS + 1, ready = 1, total = 0, burns = 0
     cdef double over
     cdef unsigned int m, open_below = 0   # columns with an empty cell below row r
@@ -337,7 +338,7 @@ cdef void nes_features(const Board* b, Features* out) noexcept nogil:
     out.f[F_TETRIS_READY] = ready
     out.f[F_BURNED_LINES] = 0
     out.f[F_RIGHT_COLUMN_HEIGHT] = heights[WIDTH - 1]
-    over = (total - lowest) / <double>(WIDTH - 1) - SAFE_STACK_HEIGHT
+    over = (total - lowest) / <double>(WIDTH - 1) - safe_height
     out.f[F_HIGH_STACK] = over * over if over > 0.0 else 0.0
     out.f[F_SURFACE_VALUE] = surface_value(heights)
     out.f[F_BURNS_NEEDED] = burns
@@ -359,7 +360,7 @@ cdef double evaluate(const Board* b, int lines_cleared, int burned, int lock_hei
         for i in range(FEATURE_COUNT, SEED_FEATURE_COUNT):
             s += w.w[i] * feat.f[i]
     if w.nes:
-        nes_features(b, &feat)
+        nes_features(b, w.safe_height, &feat)
         feat.f[F_BURNED_LINES] = burned
         for i in range(SEED_FEATURE_COUNT, ALL_FEATURE_COUNT):
             s += w.w[i] * feat.f[i]
@@ -529,6 +530,7 @@ cdef int load_weights(object weights, Weights* w) except -1:
             w.nes = True
     w.ceiling_weight = ceiling
     w.calming = calming
+    w.safe_height = float(getattr(weights, "safe_stack_height", SAFE_STACK_HEIGHT))
     if w.w[F_SURFACE_VALUE] != 0.0:
         use_surface_table()
     return 0
@@ -552,7 +554,7 @@ def all_features_py(rows) -> list[float]:
     use_surface_table()
     board_features(&b, &f)
     extra_features(&b, &f)
-    nes_features(&b, &f)
+    nes_features(&b, SAFE_STACK_HEIGHT, &f)
     return [f.f[i] for i in range(ALL_FEATURE_COUNT)]
 
 
@@ -589,7 +591,7 @@ def evaluate_trace(rows, int lines_cleared, int lock_height_total, weights,
     load_weights(weights, &w)
     board_features(&b, &f)
     extra_features(&b, &f)
-    nes_features(&b, &f)
+    nes_features(&b, w.safe_height, &f)
     f.f[F_TOTAL_LINES_CLEARED] = lines_cleared
     f.f[F_TOTAL_LOCK_HEIGHT] = lock_height_total
     f.f[F_LANDING_HEIGHT] = landing_height_total

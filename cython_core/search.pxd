@@ -108,6 +108,9 @@ cdef class Planner:
     cdef public int lookahead        # unknown pieces weighed after the known ones (0 or 1)
     cdef public int width            # first placements the lookahead (and the next piece's
                                      # search) re-judge
+    cdef public int premove          # choose_blind: blind candidates whose first `reaction`
+                                     # frames are weighed as premoves (0: the best's alone)
+    cdef public int reaction         # frames a premove covers
     cdef double odds[7][7]           # rules.transition_odds
     cdef Candidate candidates[MAX_WIDTH]   # the best first placements, best first
     cdef int candidate_count
@@ -131,6 +134,8 @@ cdef class Planner:
     # placements by one-piece verdict is judged by the expected best placement of the
     # piece the picker draws after the current one.
     cdef int choose_blind(self, const GameC* g, Verdict* verdict) noexcept nogil
+    cdef int _choose_premove(self, const GameC* g, int best, Verdict* verdict) noexcept nogil
+    cdef double _premove_value(self, const GameC* after) noexcept nogil
     # The best placement of the game's active piece (an index into first.placements), or
     # -1 if it has none; sets path/path_length, next_lock and *verdict. Never -1 while the
     # piece can lock somewhere: vetoed and dead-end pairs rank last but still count.

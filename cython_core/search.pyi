@@ -29,6 +29,8 @@ class Searcher:
 class Planner:
     lookahead: int
     width: int
+    premove: int
+    reaction: int
     nodes_searched: int
     fallback_last: bool
     truncated_last: bool

@@ -11,11 +11,12 @@ with the fewest frames, and ties resolve in a fixed order (deterministic).
 
 from libc.stdint cimport int8_t, int32_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc
-from libc.string cimport memcpy, memset
+from libc.string cimport memcmp, memcpy, memset
 
 from nesbot._core.board cimport Board, has_tuck_spot
 from nesbot._core.buttons cimport BTN_A, BTN_B, BTN_DOWN, BTN_LEFT, BTN_RIGHT
 from nesbot._core.evaluate cimport (
+    RANK_TETRIS_NOW,
     RANK_VETOED,
     Verdict,
     Weights,
@@ -40,7 +41,9 @@ from nesbot._core.pieces cimport (
 from nesbot._core.rules cimport (
     Game as GameC,
     Piece,
+    PLAY_ACTIVE,
     count_lines,
+    game_step,
     lock_and_clear,
     piece_frame,
     spawn_piece,
@@ -56,6 +59,12 @@ cdef uint64_t EMPTY_KEY = <uint64_t>-1   # placement_keys slots are memset to 0x
 cdef uint8_t PRESSABLE = BTN_LEFT | BTN_RIGHT | BTN_A | BTN_B
 
 cdef uint8_t[4] BUTTONS = [BTN_LEFT, BTN_RIGHT, BTN_A, BTN_B]   # the order of Node.wait
+
+# What a premove's expectation adds to a replanned value for its calming rank (ranks are
+# compared before values in one plan, but an expectation over next pieces needs one scale).
+cdef double[5] RANK_PRICE = [-1000.0, -500.0, 0.0, 10000.0, 100000.0]
+cdef enum:
+    PREMOVE_WIDTH = 2    # first placements the lookahead re-judges inside a premove's replans
 
 
 cdef inline uint64_t node_key(const Node* n) noexcept nogil:
@@ -453,6 +462,8 @@ cdef class Planner:
         self.plain_second = second == "plain"
         self.lookahead = lookahead
         self.width = width
+        self.premove = 0
+        self.reaction = 0
         transition_odds(self.odds)
         self.first = Searcher(tap_interval, shift_and_rotate, hold_shift, soft_drop, one_button)
         self.second = Searcher(tap_interval, shift_and_rotate, hold_shift, soft_drop,
@@ -632,7 +643,112 @@ cdef class Planner:
         self._look_ahead(NES_PIECE_TYPE[g.piece.orientation])
         best = self._commit(g, verdict)
         self.has_next_lock = False
+        if (self.premove > 0 and self.reaction > 0 and best >= 0
+                and verdict.rank != RANK_TETRIS_NOW):
+            best = self._choose_premove(g, best, verdict)
         return best
+
+    cdef int _choose_premove(self, const GameC* g, int best, Verdict* verdict) noexcept nogil:
+        """Among the first `reaction` frames of the paths to the `premove` best blind
+        candidates, and no input at all, the one whose expected replanned value over the
+        next piece is best (each weighed as the replan will weigh it: choose()). Sets the
+        path to the chosen prefix; returns the index of the placement it heads for."""
+        cdef int k, n, f, count, option, best_option = -1, length
+        cdef GameC after
+        cdef int8_t xs[MAX_WIDTH]
+        cdef int8_t ys[MAX_WIDTH]
+        cdef uint8_t orientations[MAX_WIDTH]
+        cdef Piece seen[MAX_WIDTH + 1]
+        cdef uint8_t seen_held[MAX_WIDTH + 1]
+        cdef uint8_t pads[PLAIN_PATH_MAX]
+        cdef Piece locked
+        cdef Placement* p
+        cdef double value, best_value = 0.0
+        cdef bint duplicate
+        # the replans below are trials: the counters keep the blind plan's own
+        cdef long fallbacks = self.fallbacks, truncations = self.truncations
+        cdef bint fallback_last = self.fallback_last, truncated_last = self.truncated_last
+        count = self.candidate_count if self.candidate_count < self.premove else self.premove
+        for k in range(count):
+            p = &self.first.placements[self.candidates[k].first]
+            xs[k] = p.x
+            ys[k] = p.y
+            orientations[k] = p.orientation
+        n = 0
+        # options 0..count-1: the candidates' plain paths; option count: no input
+        for option in range(count + 1):
+            if option < count:
+                length = plain_path(&g.board, &g.piece, g.held, g.level, &self.first.model,
+                                    xs[option], orientations[option], True, pads, &locked)
+                if length <= 0 or locked.y != ys[option]:
+                    continue
+            else:
+                length = 0
+            after = g[0]
+            for f in range(self.reaction):
+                if after.play_state != PLAY_ACTIVE:
+                    break
+                game_step(&after, pads[f] if f < length else 0)
+            if after.play_state != PLAY_ACTIVE:
+                continue    # it locks inside the window: nothing to adjust afterwards
+            duplicate = False
+            for k in range(n):   # the same piece and buttons: the same options afterwards
+                duplicate |= (memcmp(&seen[k], &after.piece, sizeof(Piece)) == 0
+                              and seen_held[k] == after.held)
+            if duplicate:
+                continue
+            seen[n] = after.piece
+            seen_held[n] = after.held
+            n += 1
+            value = self._premove_value(&after)
+            if best_option < 0 or value < best_value:
+                best_option = option
+                best_value = value
+        # choose() reused the searchers: search the piece again, and set the chosen path
+        self._search_first(g)
+        self.candidate_count = 0
+        self.fallbacks, self.truncations = fallbacks, truncations
+        self.fallback_last, self.truncated_last = fallback_last, truncated_last
+        self.has_next_lock = False
+        if best_option < 0:
+            return best
+        if best_option == count:   # no input through the reaction window
+            memset(self.path, 0, self.reaction)
+            self.path_length = self.reaction
+            best_option = 0        # reported as heading for the best blind candidate
+        else:
+            self.path_length = plain_path(&g.board, &g.piece, g.held, g.level,
+                                          &self.first.model, xs[best_option],
+                                          orientations[best_option], True, self.path, &locked)
+        for k in range(self.first.placement_count):
+            p = &self.first.placements[k]
+            if (p.x == xs[best_option] and p.y == ys[best_option]
+                    and p.orientation == orientations[best_option]):
+                return k
+        return best
+
+    cdef double _premove_value(self, const GameC* after) noexcept nogil:
+        """The expected value of the plan made when the reaction window ends with the game
+        at `after`, over the next piece with the picker's odds: each next piece's choose()
+        value, its calming rank as a price (a Tetris first, a veto last)."""
+        cdef GameC known
+        cdef Verdict v
+        cdef int t, width, current = NES_PIECE_TYPE[after.piece.orientation]
+        cdef double expected = 0.0, price
+        width = self.width
+        self.width = PREMOVE_WIDTH if PREMOVE_WIDTH < width else width
+        for t in range(7):
+            if self.odds[current][t] == 0.0:
+                continue
+            known = after[0]
+            known.next_piece = NES_SPAWN_TABLE[t]
+            if self.choose(&known, &v) < 0:
+                price = 1e9
+            else:
+                price = v.value + RANK_PRICE[v.rank]
+            expected += self.odds[current][t] * price
+        self.width = width
+        return expected
 
     cdef void _look_ahead(self, int before_type) noexcept nogil:
         """Re-judge the candidates by the expected value of the unknown piece after them."""

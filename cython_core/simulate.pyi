@@ -12,4 +12,5 @@ def play(
     max_frames: int = 10_000_000,
     stop_level: int = 255,
     reaction: int = 0,
+    pieces_seed: int = -1,
 ) -> dict[str, Any]: ...

@@ -5,7 +5,7 @@ piece becomes active the planner chooses and the executed path's button bytes ar
 per frame, then nothing until the next piece. So simulated figures carry over to the ROM.
 """
 
-from libc.stdint cimport uint8_t, uint16_t, uint32_t
+from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memmove
 
@@ -16,6 +16,7 @@ from nesbot._core.rules cimport (
     PLAY_ACTIVE,
     PLAY_CLEAR_ANIMATION,
     PLAY_SCORE,
+    PLAY_SPAWN,
     PLAY_TOPPED_OUT,
     POWER_ON_RNG,
     SCORE_CAP,
@@ -37,6 +38,25 @@ cdef inline uint32_t bcd(const uint8_t* little_endian, int n) noexcept nogil:
     return value
 
 
+cdef inline uint32_t pieces_spawned(const GameC* g) noexcept nogil:
+    """Pieces the game has spawned: the sum of the ROM's per-type BCD counters."""
+    cdef uint32_t total = 0
+    cdef int t
+    for t in range(7):
+        total += bcd(&g.piece_stats[2 * t], 2)
+    return total
+
+
+cdef inline uint16_t drawn_rng(uint64_t seed, uint64_t piece) noexcept nogil:
+    """An RNG state for the picker of piece `piece` of the game with pieces seed `seed`
+    (splitmix64 of the pair): what the NES's RNG, stepped once a frame, looks like to a
+    picker that cannot know how many frames went by."""
+    cdef uint64_t z = seed * <uint64_t>0x9E3779B97F4A7C15ULL + piece + 1
+    z = (z ^ (z >> 30)) * <uint64_t>0xBF58476D1CE4E5B9ULL
+    z = (z ^ (z >> 27)) * <uint64_t>0x94D049BB133111EBULL
+    return <uint16_t>((z ^ (z >> 31)) >> 48)
+
+
 def nes_rng(int steps) -> int:
     """The NES RNG after `steps` steps from its power-on value $8988 (its cycle is 32,767)."""
     cdef uint16_t r = POWER_ON_RNG
@@ -46,12 +66,18 @@ def nes_rng(int steps) -> int:
 
 
 def play(Planner planner not None, Game game not None, long max_frames=10_000_000,
-         int stop_level=255, int reaction=0) -> dict:
+         int stop_level=255, int reaction=0, long long pieces_seed=-1) -> dict:
     """Play `game` (in place) with the planner until top-out, `max_frames` frames, or the
     level reaching `stop_level`.
 
     `reaction` N > 0: for a new piece's first N input frames the planner may not use the
     next piece (Planner.plan_blind); then it plans again, from where the piece is, with it.
+
+    `pieces_seed` S >= 0: the pieces no longer depend on how the game is played. The ROM's
+    picker still draws every piece by its own rule, but from an RNG state drawn for (S, the
+    piece's number) instead of the one the frames so far left, so two planners given the
+    same game and S meet the same pieces and their difference is paired (docs/strength.md).
+    The picker's odds are unchanged: only its frame-by-frame RNG is replaced.
 
     Returns score (as the game shows it, capped), lines, level, pieces, frames, tetrises,
     topped_out, maxout (999,999 reached before level 29), pre29_points (points earned while
@@ -125,6 +151,9 @@ def play(Planner planner not None, Game game not None, long max_frames=10_000_00
                     if g.level >= LEVEL_29 and lines_at_29 < 0:
                         lines_at_29 = bcd(g.lines, 2)
                 else:
+                    if pieces_seed >= 0 and g.play_state == PLAY_SPAWN:
+                        # the NMI steps it once more before the picker reads it
+                        g.rng = drawn_rng(<uint64_t>pieces_seed, pieces_spawned(g))
                     game_step(g, pad)
                 frames += 1
     finally:

@@ -185,6 +185,7 @@ def run_simulate(args: argparse.Namespace) -> int:
         settings=_planner_settings(args),
         progress=True,  # a bar in a terminal, else a line every few seconds
         ray=args.ray,
+        same_pieces=args.same_pieces,
     )
     if args.plot:
         plot_scores(
@@ -349,6 +350,7 @@ def run_train(args: argparse.Namespace) -> int:
     config = TrainConfig(
         start=[start.weights.get(name, 0.0) for name in TRAINABLE_NAMES],
         ceiling=start.ceiling,
+        safe_stack_height=start.safe_stack_height,
         particles=args.particles,
         games=args.games,
         level=args.level,
@@ -358,6 +360,7 @@ def run_train(args: argparse.Namespace) -> int:
         patience=args.patience,
         spread=args.spread,
         max_velocity=args.max_velocity,
+        same_pieces=args.same_pieces,
     )
     if args.ray:
         games = ray_runner(args.ray, args.workers)
@@ -406,6 +409,12 @@ def run_surface_table(args: argparse.Namespace) -> int:
     return 0
 
 
+SAME_PIECES_HELP = (
+    "each game's pieces depend on --seed and the game alone, not on the play, so two "
+    "evaluators or settings meet the same pieces and compare paired"
+)
+
+
 def _add_evaluator_options(parser: argparse.ArgumentParser) -> None:
     choice = parser.add_mutually_exclusive_group()
     choice.add_argument("--weights", metavar="FILE", help="a weights file (as nesbot train writes)")
@@ -450,6 +459,14 @@ def _add_planner_options(parser: argparse.ArgumentParser, reaction: bool = True)
             help="frames of a new piece's input committed before the next piece may be "
             "used (StackRabbit and BetaTetris play with 18) (0)",
         )
+        parser.add_argument(
+            "--premove",
+            type=_positive,
+            default=0,
+            help="with --reaction: weigh the first frames toward this many of the best "
+            "placements, and no input, by the expected replan over the next piece; 0 = "
+            "head for the best placement (0)",
+        )
 
 
 def _planner_settings(args: argparse.Namespace):
@@ -460,6 +477,7 @@ def _planner_settings(args: argparse.Namespace):
         lookahead=args.lookahead,
         reaction=getattr(args, "reaction", 0),
         next_search=args.next_search,
+        premove=getattr(args, "premove", 0),
     )
 
 
@@ -559,6 +577,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_planner_options(sim)
     _add_evaluator_options(sim)
+    sim.add_argument("--same-pieces", action="store_true", help=SAME_PIECES_HELP)
     sim.add_argument("--json", action="store_true", help="print one JSON summary object")
     sim.add_argument("--plot", metavar="FILE.png", help="draw the pre-29 score distribution")
 
@@ -629,6 +648,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="velocity clamp per weight and iteration (1.0)",
     )
     _add_planner_options(coach)
+    coach.add_argument("--same-pieces", action="store_true", help=SAME_PIECES_HELP)
     coach.add_argument("--workers", type=_positive, default=1, help="processes (1)")
     coach.add_argument(
         "--ray",

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from nesbot._core.evaluate import ALL_FEATURE_NAMES
+from nesbot._core.evaluate import ALL_FEATURE_NAMES, DEFAULT_SAFE_STACK_HEIGHT
 from nesbot.errors import NesbotError
 from nesbot.weights import DATA_DIR, MEATFIGHTER_2018, TRAINABLE_NAMES, Weights, load_weights
 
@@ -28,6 +28,7 @@ class Evaluator:
     ceiling: float
     source: str
     provenance: dict[str, Any] = field(default_factory=dict, hash=False)
+    safe_stack_height: float = DEFAULT_SAFE_STACK_HEIGHT  # where high_stack starts counting
 
     def __post_init__(self) -> None:
         unknown = sorted(set(self.weights) - set(ALL_FEATURE_NAMES))
@@ -50,6 +51,7 @@ class Evaluator:
             ceiling=weights.ceiling,
             source=str(weights.provenance.get("source", "a weights file")),
             provenance=weights.provenance,
+            safe_stack_height=weights.safe_stack_height,
         )
 
 

@@ -18,6 +18,7 @@ DEFAULT_LOOKAHEAD = 1
 # First placements the lookahead judges again by the expected unknown piece (the rest are
 # ranked by the two known pieces alone).
 DEFAULT_WIDTH = 8
+MAX_PREMOVE = 8  # each option costs about 7 plans
 
 
 @dataclass(frozen=True)
@@ -30,6 +31,9 @@ class PlannerSettings:
     piece's placements are found ("plain" paths; "search" adds the gamepad search's tucks
     and spins after the `width` best first placements, where their board has a spot only
     those reach). width: first placements the lookahead (and that search) judge again.
+    premove: with a reaction, the first `reaction` frames are chosen among the paths toward
+    the `premove` best placements and no input at all, by the expected value of the replan
+    over the next piece (0: toward the best placement).
     """
 
     tap_hz: int = 30
@@ -37,6 +41,7 @@ class PlannerSettings:
     reaction: int = 0
     next_search: str = "plain"
     width: int = DEFAULT_WIDTH
+    premove: int = 0
 
     def __post_init__(self) -> None:
         if self.tap_hz not in TAP_RATES:
@@ -45,6 +50,10 @@ class PlannerSettings:
             raise NesbotError(f"--lookahead {self.lookahead} is not one of {list(LOOKAHEADS)}")
         if not 0 <= self.reaction <= 60:
             raise NesbotError(f"--reaction {self.reaction} is outside 0-60 frames")
+        if not 0 <= self.premove <= MAX_PREMOVE:
+            raise NesbotError(f"--premove {self.premove} is outside 0-{MAX_PREMOVE}")
+        if self.premove and not self.reaction:
+            raise NesbotError("--premove needs --reaction: without one there is no premove")
         if self.next_search not in NEXT_SEARCHES:
             raise NesbotError(
                 f"--next-search {self.next_search!r} is not one of {', '.join(NEXT_SEARCHES)}"
@@ -63,10 +72,13 @@ def build_planner(
 ) -> Planner:
     """The planner for `evaluator` (anything nesbot._core.evaluate takes) and `settings`;
     `tap_interval` overrides the settings' tap rate (the bot's straddled reading)."""
-    return Planner(
+    planner = Planner(
         evaluator,
         tap_interval=tap_interval or settings.tap_interval,
         second=settings.next_search,
         lookahead=settings.lookahead,
         width=settings.width,
     )
+    planner.premove = settings.premove
+    planner.reaction = settings.reaction
+    return planner

@@ -48,6 +48,11 @@ def game_setup(seed: int, index: int) -> tuple[int, int, int]:
     )
 
 
+def pieces_seed_of(seed: int, index: int) -> int:
+    """The pieces seed of game `index` of `seed` with --same-pieces."""
+    return int(np.random.default_rng([seed, index, 1]).integers(2**62))
+
+
 @dataclass(frozen=True)
 class GameSpec:
     """Everything one simulated game depends on."""
@@ -58,6 +63,9 @@ class GameSpec:
     seed: int
     index: int
     stop_level: int = LEVEL_LIMIT  # stop at this level (29: the 19-28 plateau only)
+    # The pieces depend on (seed, index) alone, not on the play (simulate.play's
+    # pieces_seed): two evaluators meet the same pieces, so their difference is paired.
+    same_pieces: bool = False
 
 
 _planner: tuple[tuple[Evaluator, PlannerSettings], Planner] | None = None
@@ -71,7 +79,8 @@ def play_one(spec: GameSpec) -> dict:
         _planner = (key, build_planner(spec.evaluator, spec.settings))
     rng, spawn_count, frame_counter = game_setup(spec.seed, spec.index)
     game = Game.start(spec.level, rng, spawn_count, frame_counter)
-    return play(_planner[1], game, MAX_FRAMES, spec.stop_level, spec.settings.reaction)
+    pieces_seed = pieces_seed_of(spec.seed, spec.index) if spec.same_pieces else -1
+    return play(_planner[1], game, MAX_FRAMES, spec.stop_level, spec.settings.reaction, pieces_seed)
 
 
 def run_games(
@@ -294,15 +303,18 @@ def simulate(
     settings: PlannerSettings = DEFAULT_SETTINGS,
     progress: bool = True,
     ray: str | None = None,
+    same_pieces: bool = False,
 ) -> tuple[Summary, list[dict]]:
     """Play `games` simulated games from `level`; the summary and every game's result.
     The games run on `workers` processes, or as Ray tasks when `ray` is an address
-    (ray_runner); the figures are the same either way."""
+    (ray_runner); the figures are the same either way. `same_pieces`: GameSpec's."""
     if games < 1:
         raise NesbotError(f"--games {games}: need at least 1")
     if not 0 <= level <= KILL_SCREEN_LEVEL:
         raise NesbotError(f"--level {level} is outside 0-{KILL_SCREEN_LEVEL}")
-    specs = [GameSpec(evaluator, settings, level, seed, i) for i in range(games)]
+    specs = [
+        GameSpec(evaluator, settings, level, seed, i, same_pieces=same_pieces) for i in range(games)
+    ]
     run = ray_runner(ray, workers) if ray is not None else partial(run_games, workers=workers)
     started = time.perf_counter()
     with Progress("simulate", games, "game", enabled=progress) as bar:

@@ -16,6 +16,7 @@ weights do not fit one set of sequences. The whole state, random generators incl
 written to the checkpoint after every iteration, so a resumed run continues exactly.
 """
 
+import dataclasses
 import json
 import os
 import sys
@@ -27,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from nesbot._core.evaluate import DEFAULT_SAFE_STACK_HEIGHT
 from nesbot._core.pieces import KILL_SCREEN_LEVEL
 from nesbot.cmaes import CmaState, cma_from_json, cma_to_json, new_cma
 from nesbot.errors import NesbotError
@@ -49,6 +51,7 @@ class TrainConfig:
 
     start: list[float]  # the start weights (TRAINABLE_NAMES order, or its first 17)
     ceiling: float  # kept fixed: rule 2's scale
+    safe_stack_height: float = DEFAULT_SAFE_STACK_HEIGHT  # kept fixed: high_stack's start
     particles: int = 12
     games: int = 30
     level: int = 19
@@ -59,6 +62,9 @@ class TrainConfig:
     bound: float = 5.0  # positions stay in [-bound, bound]; restarts draw uniformly there
     max_velocity: float = 1.0  # per dimension
     patience: int = 4  # iterations without a better global best before a restart
+    # Every game's pieces depend on the seed and game alone (GameSpec.same_pieces): the
+    # candidates of an iteration meet the same pieces, so their ranking is paired.
+    same_pieces: bool = False
 
 
 @dataclass
@@ -87,8 +93,13 @@ def fitness_of(points: list[int]) -> tuple[float, float]:
     return mean, se
 
 
-def particle_evaluator(vector: np.ndarray, ceiling: float) -> Evaluator:
-    weights = Weights.from_vector([float(v) for v in vector], ceiling)
+def particle_evaluator(
+    vector: np.ndarray, ceiling: float, safe_stack_height: float = DEFAULT_SAFE_STACK_HEIGHT
+) -> Evaluator:
+    weights = dataclasses.replace(
+        Weights.from_vector([float(v) for v in vector], ceiling),
+        safe_stack_height=safe_stack_height,
+    )
     return Evaluator.from_weights(weights, "particle")
 
 
@@ -96,12 +107,13 @@ def _specs(config: TrainConfig, positions: np.ndarray, iteration: int) -> list[G
     first = iteration * config.games  # the same games for every candidate of an iteration
     return [
         GameSpec(
-            particle_evaluator(p, config.ceiling),
+            particle_evaluator(p, config.ceiling, config.safe_stack_height),
             config.settings,
             config.level,
             config.seed,
             first + game,
             stop_level=KILL_SCREEN_LEVEL,
+            same_pieces=config.same_pieces,
         )
         for p in positions
         for game in range(config.games)
@@ -230,12 +242,11 @@ def load_checkpoint(
         raise NesbotError(f"cannot read checkpoint {path}: {e}") from None
     if data.get("version") != CHECKPOINT_VERSION:
         raise NesbotError(f"checkpoint {path} is not a nesbot train checkpoint of this version")
-    if data["config"] != json.loads(json.dumps(asdict(config))):
-        differ = [
-            k
-            for k, v in json.loads(json.dumps(asdict(config))).items()
-            if data["config"].get(k) != v
-        ]
+    wanted = json.loads(json.dumps(asdict(config)))
+    # checkpoints from before these settings existed ran with their defaults
+    saved = {"same_pieces": False, "safe_stack_height": DEFAULT_SAFE_STACK_HEIGHT} | data["config"]
+    if saved != wanted:
+        differ = [k for k, v in wanted.items() if saved.get(k) != v]
         raise NesbotError(f"checkpoint {path} was made with other settings ({', '.join(differ)})")
     if config.optimizer == "cmaes":
         return cma_from_json(data), None
@@ -352,4 +363,5 @@ def trained_weights(
             "was found in (each iteration plays new games)",
             "restarts": state.restarts,
         }
-    return Weights.from_vector(chosen, config.ceiling, provenance)
+    weights = Weights.from_vector(chosen, config.ceiling, provenance)
+    return dataclasses.replace(weights, safe_stack_height=config.safe_stack_height)

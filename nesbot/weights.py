@@ -2,11 +2,12 @@
 
 A weights file is one JSON object: a number for each field of `Weights` (the 17 names of
 nesbot._core.evaluate.FEATURE_NAMES, "ceiling", the rule-2 penalty scale, and nesbot's NES
-features, NES_FEATURE_NAMES) and "provenance", an object saying where the numbers come from
-(source, command, seed, games, ...). Every key is required but the NES features (files
-written before they existed leave them out: weight 0), and no other key is allowed, so a
-typo cannot silently leave a weight at a default. `load_weights` raises NesbotError with
-one sentence for any problem with the file.
+features, NES_FEATURE_NAMES), "safe_stack_height" (where the feature high_stack starts
+counting rows) and "provenance", an object saying where the numbers come from (source,
+command, seed, games, ...). Every key is required but the NES features and
+safe_stack_height (files written before they existed leave them out: weight 0, height 8),
+and no other key is allowed, so a typo cannot silently leave a weight at a default.
+`load_weights` raises NesbotError with one sentence for any problem with the file.
 
 `as_vector()` gives meatfighter's 17 weights in FEATURE_NAMES order (the C evaluator takes
 that, and the NES features' weights by name); `trainable_vector()` gives the weights
@@ -22,6 +23,7 @@ from typing import Any
 
 from nesbot._core.evaluate import (
     DEFAULT_CEILING_WEIGHT,
+    DEFAULT_SAFE_STACK_HEIGHT,
     FEATURE_NAMES,
     NES_FEATURE_NAMES,
 )
@@ -60,6 +62,9 @@ class Weights:
     surface_value: float = 0.0
     burns_needed: float = 0.0
     ceiling: float = DEFAULT_CEILING_WEIGHT
+    # high_stack counts the stack's rows past this many (not trained: a setting of the
+    # feature, like the ceiling's scale)
+    safe_stack_height: float = DEFAULT_SAFE_STACK_HEIGHT
     # A dict cannot be hashed; leaving it out of the hash keeps Weights usable as a dict key.
     provenance: dict[str, Any] = field(default_factory=dict, hash=False)
 
@@ -90,9 +95,11 @@ class Weights:
         return cls(**values, ceiling=float(ceiling), provenance=dict(provenance or {}))
 
 
-_NUMBER_KEYS = (*TRAINABLE_NAMES, "ceiling")
+_NUMBER_KEYS = (*TRAINABLE_NAMES, "ceiling", "safe_stack_height")
 _ALL_KEYS = (*_NUMBER_KEYS, "provenance")
-_OPTIONAL_KEYS = NES_FEATURE_NAMES
+_OPTIONAL_DEFAULTS = {name: 0.0 for name in NES_FEATURE_NAMES} | {
+    "safe_stack_height": DEFAULT_SAFE_STACK_HEIGHT
+}
 if tuple(f.name for f in fields(Weights)) != _ALL_KEYS:
     raise ImportError("nesbot.weights.Weights fields differ from nesbot._core's feature names")
 
@@ -116,13 +123,13 @@ def load_weights(path: str | os.PathLike[str]) -> Weights:
         raise NesbotError(
             f"weights file {path} must hold a JSON object, found {type(data).__name__}"
         )
-    missing = [k for k in _ALL_KEYS if k not in data and k not in _OPTIONAL_KEYS]
+    missing = [k for k in _ALL_KEYS if k not in data and k not in _OPTIONAL_DEFAULTS]
     if missing:
         raise NesbotError(f"weights file {path} lacks {', '.join(missing)}")
     unknown = [k for k in data if k not in _ALL_KEYS]
     if unknown:
         raise NesbotError(f"weights file {path} has unknown keys: {', '.join(unknown)}")
-    data = {key: 0.0 for key in _OPTIONAL_KEYS} | data
+    data = _OPTIONAL_DEFAULTS | data
     for key in _NUMBER_KEYS:
         value = data[key]
         # bool is an int in Python, but true/false in a weights file is a mistake.

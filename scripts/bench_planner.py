@@ -41,11 +41,14 @@ def main() -> None:
     parser.add_argument("--lookahead", type=int, default=DEFAULT_LOOKAHEAD)
     parser.add_argument("--reaction", type=int, default=0)
     parser.add_argument("--next-search", default="plain")
+    parser.add_argument("--premove", type=int, default=0)
     parser.add_argument("--evaluator", default=None, help="default: the default evaluator")
     args = parser.parse_args()
 
-    settings = PlannerSettings(args.tap_hz, args.lookahead, args.reaction, args.next_search)
-    bot = RecordingBot(get_evaluator(args.evaluator), settings)
+    settings = PlannerSettings(
+        args.tap_hz, args.lookahead, args.reaction, args.next_search, premove=args.premove
+    )
+    bot = RecordingBot(get_evaluator(args.evaluator, reaction=args.reaction), settings)
     for seed in range(1, args.games + 1):
         run_policy(bot, Game.start(19, nes_rng(seed * 977), seed, seed), args.frames)
     ms = np.array(bot.plan_seconds) * 1000

@@ -1,6 +1,7 @@
 """The board evaluation: hand-computed boards, a slow reference on random boards, the
 calming-rule vetoes, and weights files."""
 
+import dataclasses
 import json
 import math
 from collections import deque
@@ -24,6 +25,7 @@ from nesbot._core.evaluate import (
 )
 from nesbot._core.pieces import ORIENTATION_CELLS, SPAWN_TABLE
 from nesbot.errors import NesbotError
+from nesbot.evaluators import Evaluator
 from nesbot.weights import MEATFIGHTER_2018, Weights, load_weights, save_weights
 
 FULL = 0x3FF
@@ -455,6 +457,10 @@ def test_weights_round_trip(tmp_path):
     save_weights(MEATFIGHTER_2018, path)
     assert load_weights(path) == MEATFIGHTER_2018
     assert hash(MEATFIGHTER_2018) == hash(load_weights(path))
+    lower = dataclasses.replace(w, safe_stack_height=6.5)
+    save_weights(lower, path)
+    assert load_weights(path) == lower
+    assert Evaluator.from_weights(lower, "lower").safe_stack_height == 6.5
 
 
 def _good() -> dict:

@@ -116,3 +116,13 @@ def test_the_surface_and_burn_weights_reach_the_evaluation():
     weighted = Weights(**{**MEATFIGHTER_2018.__dict__, "surface_value": -4.0, "burns_needed": 6.0})
     expected = evaluate_py(rows, 0, 10, MEATFIGHTER_2018) - 4.0 * f["surface_value"] + 12.0
     assert evaluate_py(rows, 0, 10, weighted) == pytest.approx(expected)
+
+
+def test_high_stack_starts_where_the_weights_say():
+    rows = [0] * 10 + [WELL_9] * 10  # a stack of 10 rows beside the well
+    default = Weights(**{**MEATFIGHTER_2018.__dict__, "high_stack": 1.0})
+    lower = Weights(**{**default.__dict__, "safe_stack_height": 6.0})
+    plain = evaluate_py(rows, 0, 10, MEATFIGHTER_2018)
+    assert evaluate_py(rows, 0, 10, default) == pytest.approx(plain + (10 - 8) ** 2)
+    assert evaluate_py(rows, 0, 10, lower) == pytest.approx(plain + (10 - 6) ** 2)
+    assert MEATFIGHTER_2018.safe_stack_height == 8.0  # files without the key: the default

@@ -3,6 +3,7 @@
 import io
 import os
 import pty
+import select
 import subprocess
 import sys
 
@@ -72,7 +73,9 @@ def test_a_terminal_without_a_width_gets_lines(monkeypatch) -> None:
         with Progress("simulate", 2, "game", stream=stream) as bar:
             bar.update()
         stream.flush()
-        text = os.read(leader, 4096).decode()
+        text = ""
+        while select.select([leader], [], [], 0.5)[0]:  # a terminal hands it over in pieces
+            text += os.read(leader, 4096).decode()
     os.close(leader)
     assert text.startswith("simulate: 2 games, a line every 0 s")
     assert "simulate: 1/2 games (50%)" in text

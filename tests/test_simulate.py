@@ -43,8 +43,13 @@ MEATFIGHTER = EVALUATORS["meatfighter-2018"]
 
 @pytest.mark.parametrize(
     "settings",
-    [PlannerSettings(lookahead=0), PlannerSettings(lookahead=1), PlannerSettings(reaction=18)],
-    ids=["two-piece", "lookahead", "reaction-18"],
+    [
+        PlannerSettings(lookahead=0),
+        PlannerSettings(lookahead=1),
+        PlannerSettings(reaction=18),
+        PlannerSettings(reaction=18, premove=2),
+    ],
+    ids=["two-piece", "lookahead", "reaction-18", "premove-2"],
 )
 def test_the_bot_on_ram_decides_as_simulated_games_do(settings):
     """The bot reading RAM (as on the ROM) and the C loop of simulated games make the same
@@ -216,3 +221,46 @@ def test_python_callers_cannot_crash_the_process():
         play(None, Game.start(19, nes_rng(1)))
     with pytest.raises(TypeError):
         play(Planner(MEATFIGHTER), None)
+
+
+def _pieces_met(evaluator: str, pieces_seed: int, count: int) -> list[int]:
+    """The next piece at each spawn of a game played a frame at a time (so the planner
+    replans every frame: play that no whole-game run would make)."""
+    game = Game.start(19, nes_rng(999), 17, 4242)
+    planner = Planner(EVALUATORS[evaluator], lookahead=0)
+    seen = [game.state()["next_piece"]]
+    while len(seen) < count and not game.topped_out:
+        spawned = game.state()["spawn_count"]
+        play(planner, game, max_frames=1, pieces_seed=pieces_seed)
+        if game.state()["spawn_count"] != spawned:
+            seen.append(game.state()["next_piece"])
+    return seen
+
+
+def test_same_pieces_make_the_pieces_independent_of_the_play():
+    """With a pieces seed two evaluators, playing differently, meet the same pieces; other
+    seeds give other pieces, with every type drawn."""
+    first = _pieces_met("nesbot-trained", 7, 60)
+    assert len(first) == 60
+    assert _pieces_met("meatfighter-2014", 7, 60) == first
+    other = _pieces_met("nesbot-trained", 8, 60)
+    assert other != first and set(other) == set(first) and len(set(first)) == 7
+    # without it the pieces follow the frames, which the play decides
+    assert _pieces_met("meatfighter-2014", -1, 60) != _pieces_met("nesbot-trained", -1, 60)
+
+
+def test_a_premove_changes_the_play_and_needs_a_reaction():
+    rng, spawn_count, frame_counter = game_setup(7000, 3)
+    evaluator = EVALUATORS["nesbot-reaction18"]
+
+    def game(premove: int) -> dict:
+        planner = build_planner(evaluator, PlannerSettings(reaction=18, premove=premove))
+        start = Game.start(18, rng, spawn_count, frame_counter)
+        return play(planner, start, max_frames=6000, reaction=18)
+
+    assert game(2) != game(0)
+    assert game(2) == game(2)  # deterministic
+    with pytest.raises(NesbotError, match="--premove needs --reaction"):
+        PlannerSettings(premove=2)
+    with pytest.raises(NesbotError, match="outside"):
+        PlannerSettings(reaction=18, premove=99)
