@@ -643,7 +643,7 @@ cdef class Planner:
         self._look_ahead(NES_PIECE_TYPE[g.piece.orientation])
         best = self._commit(g, verdict)
         self.has_next_lock = False
-        if (self.premove > 0 and self.reaction > 0 and best >= 0
+        if (self.premove > 0 and 0 < self.reaction <= PLAIN_PATH_MAX and best >= 0
                 and verdict.rank != RANK_TETRIS_NOW):
             best = self._choose_premove(g, best, verdict)
         return best
@@ -652,8 +652,10 @@ cdef class Planner:
         """Among the first `reaction` frames of the paths to the `premove` best blind
         candidates, and no input at all, the one whose expected replanned value over the
         next piece is best (each weighed as the replan will weigh it: choose()). Sets the
-        path to the chosen prefix; returns the index of the placement it heads for."""
-        cdef int k, n, f, count, option, best_option = -1, length
+        path to the chosen prefix; returns the index of the placement it heads for (the
+        blind best for no input). `verdict` stays the blind best's."""
+        cdef int k, n, f, j, count, option, best_option = -1, length
+        cdef int order[MAX_WIDTH]
         cdef GameC after
         cdef int8_t xs[MAX_WIDTH]
         cdef int8_t ys[MAX_WIDTH]
@@ -668,9 +670,18 @@ cdef class Planner:
         # the replans below are trials: the counters keep the blind plan's own
         cdef long fallbacks = self.fallbacks, truncations = self.truncations
         cdef bint fallback_last = self.fallback_last, truncated_last = self.truncated_last
+        # The lookahead re-judged the candidates after _keep sorted them: the `premove`
+        # best by their final verdicts (the blind best first), in a small insertion sort.
+        for k in range(self.candidate_count):
+            j = k
+            while j > 0 and better(&self.candidates[k].verdict,
+                                   &self.candidates[order[j - 1]].verdict):
+                order[j] = order[j - 1]
+                j -= 1
+            order[j] = k
         count = self.candidate_count if self.candidate_count < self.premove else self.premove
         for k in range(count):
-            p = &self.first.placements[self.candidates[k].first]
+            p = &self.first.placements[self.candidates[order[k]].first]
             xs[k] = p.x
             ys[k] = p.y
             orientations[k] = p.orientation
@@ -715,7 +726,7 @@ cdef class Planner:
         if best_option == count:   # no input through the reaction window
             memset(self.path, 0, self.reaction)
             self.path_length = self.reaction
-            best_option = 0        # reported as heading for the best blind candidate
+            return best            # reported as heading for the blind best
         else:
             self.path_length = plain_path(&g.board, &g.piece, g.held, g.level,
                                           &self.first.model, xs[best_option],
@@ -730,7 +741,7 @@ cdef class Planner:
     cdef double _premove_value(self, const GameC* after) noexcept nogil:
         """The expected value of the plan made when the reaction window ends with the game
         at `after`, over the next piece with the picker's odds: each next piece's choose()
-        value, its calming rank as a price (a Tetris first, a veto last)."""
+        value plus a price for its calming rank (RANK_PRICE: soft, not a strict order)."""
         cdef GameC known
         cdef Verdict v
         cdef int t, width, current = NES_PIECE_TYPE[after.piece.orientation]

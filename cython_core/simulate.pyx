@@ -47,14 +47,23 @@ cdef inline uint32_t pieces_spawned(const GameC* g) noexcept nogil:
     return total
 
 
+# The NES RNG's cycle from its power-on state: every state a running game's RNG can hold.
+cdef enum:
+    RNG_PERIOD = 32767
+cdef uint16_t RNG_CYCLE[RNG_PERIOD]
+RNG_CYCLE[0] = POWER_ON_RNG
+for _k in range(1, RNG_PERIOD):
+    RNG_CYCLE[_k] = rng_step(RNG_CYCLE[_k - 1])
+
+
 cdef inline uint16_t drawn_rng(uint64_t seed, uint64_t piece) noexcept nogil:
-    """An RNG state for the picker of piece `piece` of the game with pieces seed `seed`
-    (splitmix64 of the pair): what the NES's RNG, stepped once a frame, looks like to a
-    picker that cannot know how many frames went by."""
+    """An RNG state for the picker of piece `piece` of the game with pieces seed `seed`:
+    a state of the RNG's cycle, chosen by splitmix64 of the pair. It is what the NES's RNG,
+    stepped once a frame, looks like to a picker that cannot know how many frames went by."""
     cdef uint64_t z = seed * <uint64_t>0x9E3779B97F4A7C15ULL + piece + 1
     z = (z ^ (z >> 30)) * <uint64_t>0xBF58476D1CE4E5B9ULL
     z = (z ^ (z >> 27)) * <uint64_t>0x94D049BB133111EBULL
-    return <uint16_t>((z ^ (z >> 31)) >> 48)
+    return RNG_CYCLE[(z ^ (z >> 31)) % RNG_PERIOD]
 
 
 def nes_rng(int steps) -> int:
@@ -74,10 +83,10 @@ def play(Planner planner not None, Game game not None, long max_frames=10_000_00
     next piece (Planner.plan_blind); then it plans again, from where the piece is, with it.
 
     `pieces_seed` S >= 0: the pieces no longer depend on how the game is played. The ROM's
-    picker still draws every piece by its own rule, but from an RNG state drawn for (S, the
-    piece's number) instead of the one the frames so far left, so two planners given the
-    same game and S meet the same pieces and their difference is paired (docs/strength.md).
-    The picker's odds are unchanged: only its frame-by-frame RNG is replaced.
+    picker still draws every piece by its own rule, but from a state of the RNG's cycle drawn
+    for (S, the piece's number) instead of the one the frames so far left, so two planners
+    given the same game and S meet the same pieces (docs/strength.md). The picker's odds
+    are those of a uniformly drawn state, as `rules.transition_odds` assumes.
 
     Returns score (as the game shows it, capped), lines, level, pieces, frames, tetrises,
     topped_out, maxout (999,999 reached before level 29), pre29_points (points earned while

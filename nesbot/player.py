@@ -187,7 +187,8 @@ def attach(
     play it until top-out or `max_frames` steps. `evaluator` is a built-in evaluator's
     name or an Evaluator, `weights` a weights file (default: nesbot's trained weights for
     the reaction, evaluators.default_evaluator_name);
-    `settings` are PlannerSettings fields (tap_hz, lookahead, reaction, next_search).
+    `settings` are PlannerSettings fields (tap_hz, lookahead, reaction, next_search,
+    premove).
     Bad arguments raise NesbotError with one sentence.
     """
     nes = getattr(env, "unwrapped", env)

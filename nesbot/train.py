@@ -245,6 +245,7 @@ def load_checkpoint(
     wanted = json.loads(json.dumps(asdict(config)))
     # checkpoints from before these settings existed ran with their defaults
     saved = {"same_pieces": False, "safe_stack_height": DEFAULT_SAFE_STACK_HEIGHT} | data["config"]
+    saved["settings"] = {"premove": 0} | saved.get("settings", {})
     if saved != wanted:
         differ = [k for k, v in wanted.items() if saved.get(k) != v]
         raise NesbotError(f"checkpoint {path} was made with other settings ({', '.join(differ)})")

@@ -88,7 +88,7 @@ def test_line_clear_points_leave_out_only_the_soft_drop_points():
     )
     soft_drop = result["pre29_points"] - result["pre29_line_points"]
     assert 0 < soft_drop <= 15 * result["pieces"]
-    assert result["pre29_line_points"] % 10 == 0  # every clear's points are a multiple of 40
+    assert result["pre29_line_points"] % 20 == 0  # 40, 100, 300, 1200 times the level + 1
 
 
 def test_a_game_from_level_28_counts_level_29_and_beyond_apart():

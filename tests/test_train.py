@@ -110,6 +110,19 @@ def test_resume_continues_exactly(tmp_path):
     assert json.loads(checkpoint.read_text())["iteration"] == 2
 
 
+def test_a_checkpoint_from_before_the_newer_settings_resumes(tmp_path):
+    """Checkpoints written before --same-pieces, safe_stack_height and --premove existed
+    ran with their defaults, so they resume."""
+    straight = train(SMALL, 2, log=quiet)
+    checkpoint = tmp_path / "ck.json"
+    train(SMALL, 1, checkpoint, log=quiet)
+    data = json.loads(checkpoint.read_text())
+    del data["config"]["same_pieces"], data["config"]["safe_stack_height"]
+    del data["config"]["settings"]["premove"]
+    checkpoint.write_text(json.dumps(data))
+    assert train(SMALL, 2, checkpoint, resume=True, log=quiet).history == straight.history
+
+
 @pytest.mark.slow
 def test_checkpoint_guards(tmp_path):
     checkpoint = tmp_path / "ck.json"
