@@ -51,6 +51,7 @@ from nesbot._core.board cimport (
 )
 from nesbot._core.pieces cimport NES_SPAWN_TABLE
 from nesbot._core.rules cimport SPAWN_X, SPAWN_Y
+from nesbot._core.surface cimport surface_index
 
 cdef extern from *:
     int lowest_bit "__builtin_ctz"(unsigned int x) noexcept nogil
@@ -129,8 +130,7 @@ _bench_sink = 0.0
 # The surface table (nesbot/surface.py), loaded on first use: one uint8 code per surface,
 # value = code * SURFACE_SCALE. `_surface_codes` keeps the array alive.
 cdef enum:
-    SURFACE_DIFFS = 8                # differences of columns 0-8
-    SURFACE_DIFF_LIMIT = 3           # each clamped to [-3, 3]: a base-7 digit
+    SURFACE_COLUMNS = 9              # columns 0-8: the well (column 9) is not part of it
 cdef const uint8_t* SURFACE_CODES = NULL
 cdef double SURFACE_SCALE = 0.0
 _surface_codes = None
@@ -145,7 +145,7 @@ def use_surface_table() -> None:
     from nesbot.surface import load_surface_codes   # the package's data, read in Python
 
     codes, scale = load_surface_codes()
-    if codes.shape[0] != 7 ** SURFACE_DIFFS:
+    if codes.shape[0] != 7 ** (SURFACE_COLUMNS - 1):
         raise ValueError(f"the surface table has {codes.shape[0]} values, not 7 ** 8")
     view = codes
     _surface_codes = codes
@@ -155,19 +155,9 @@ def use_surface_table() -> None:
 
 cdef inline double surface_value(const int* heights) noexcept nogil:
     """The table's value of columns 0-8's top (heights from the floor); 0 if not loaded."""
-    cdef int i, d
-    cdef long index = 0, weight = 1
     if SURFACE_CODES == NULL:
         return 0.0
-    for i in range(SURFACE_DIFFS):
-        d = heights[i + 1] - heights[i]
-        if d < -SURFACE_DIFF_LIMIT:
-            d = -SURFACE_DIFF_LIMIT
-        elif d > SURFACE_DIFF_LIMIT:
-            d = SURFACE_DIFF_LIMIT
-        index += (d + SURFACE_DIFF_LIMIT) * weight
-        weight *= 2 * SURFACE_DIFF_LIMIT + 1
-    return SURFACE_CODES[index] * SURFACE_SCALE
+    return SURFACE_CODES[surface_index(heights, SURFACE_COLUMNS)] * SURFACE_SCALE
 
 
 cdef void board_features(const Board* b, Features* out) noexcept nogil:

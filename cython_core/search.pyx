@@ -727,10 +727,9 @@ cdef class Planner:
             memset(self.path, 0, self.reaction)
             self.path_length = self.reaction
             return best            # reported as heading for the blind best
-        else:
-            self.path_length = plain_path(&g.board, &g.piece, g.held, g.level,
-                                          &self.first.model, xs[best_option],
-                                          orientations[best_option], True, self.path, &locked)
+        self.path_length = plain_path(&g.board, &g.piece, g.held, g.level, &self.first.model,
+                                      xs[best_option], orientations[best_option], True,
+                                      self.path, &locked)
         for k in range(self.first.placement_count):
             p = &self.first.placements[k]
             if (p.x == xs[best_option] and p.y == ys[best_option]

@@ -68,10 +68,7 @@ cdef inline uint16_t drawn_rng(uint64_t seed, uint64_t piece) noexcept nogil:
 
 def nes_rng(int steps) -> int:
     """The NES RNG after `steps` steps from its power-on value $8988 (its cycle is 32,767)."""
-    cdef uint16_t r = POWER_ON_RNG
-    for _ in range(steps):
-        r = rng_step(r)
-    return r
+    return RNG_CYCLE[steps % RNG_PERIOD] if steps > 0 else POWER_ON_RNG
 
 
 def play(Planner planner not None, Game game not None, long max_frames=10_000_000,

@@ -113,6 +113,15 @@ cdef inline int _clamp(int diff) noexcept nogil:
     return -DIFF_LIMIT if diff < -DIFF_LIMIT else (DIFF_LIMIT if diff > DIFF_LIMIT else diff)
 
 
+cdef long surface_index(const int* heights, int columns) noexcept nogil:
+    cdef long index = 0, weight = 1
+    cdef int i
+    for i in range(columns - 1):
+        index += (_clamp(heights[i + 1] - heights[i]) + DIFF_LIMIT) * weight
+        weight *= DIFF_VALUES
+    return index
+
+
 cdef inline void _digits(long index, int diffs, int* d) noexcept nogil:
     """The differences of surface `index`."""
     cdef int i
@@ -180,13 +189,12 @@ def surface_count(int columns=MAX_COLUMNS) -> int:
 
 def encode(heights) -> int:
     """The index of the surface whose column heights are `heights` (clamping the differences)."""
-    cdef long index = 0, weight = 1
+    cdef int h[MAX_COLUMNS]
     cdef int i
     _check_columns(len(heights))
-    for i in range(len(heights) - 1):
-        index += (_clamp(heights[i + 1] - heights[i]) + DIFF_LIMIT) * weight
-        weight *= DIFF_VALUES
-    return index
+    for i in range(len(heights)):
+        h[i] = heights[i]
+    return surface_index(h, len(heights))
 
 
 def decode(long index, int columns=MAX_COLUMNS) -> list[int]:
