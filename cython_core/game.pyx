@@ -6,7 +6,8 @@ The RAM layout is not known here: nesbot.ram maps RAM to `state()`/`from_state()
 from libc.stdint cimport uint8_t, uint16_t, uint64_t
 from libc.string cimport memcpy
 
-from nesbot._core.board cimport BOARD_HIDDEN, BOARD_ROWS
+from nesbot._core.board cimport BOARD_HIDDEN, BOARD_ROWS, fits
+from nesbot._core.pieces cimport NES_ORIENTATIONS, NES_PIECE_TYPE
 from nesbot._core.rules cimport (
     PLAY_ACTIVE,
     PLAY_TOPPED_OUT,
@@ -15,6 +16,7 @@ from nesbot._core.rules cimport (
     VRAM_DONE,
     Game as GameC,
     game_logic,
+    count_lines,
     game_start,
     game_step,
     spawn_piece,
@@ -200,6 +202,56 @@ cdef class Game:
                     pieces += 1
                 was_active = self.g.play_state == PLAY_ACTIVE
         return frames, pieces, games
+
+    def resting_places(self) -> list:
+        """Every (x, y, orientation) where a piece of the active piece's type fits on the
+        board and cannot fall a row further: where a lock can leave it, reachable or not."""
+        cdef int o, x, y, kind = NES_PIECE_TYPE[self.g.piece.orientation]
+        places = []
+        for o in range(NES_ORIENTATIONS):
+            if NES_PIECE_TYPE[o] != kind:
+                continue
+            for y in range(-BOARD_HIDDEN, BOARD_ROWS - BOARD_HIDDEN):
+                for x in range(-2, 12):
+                    if fits(&self.g.board, o, x, y) and not fits(&self.g.board, o, x, y + 1):
+                        places.append((x, y, o))
+        return places
+
+    def lock_at(self, int x, int y, int orientation) -> None:
+        """Move the active piece to a resting place of its type (resting_places) and play
+        frames with no buttons until the next piece is active or the game is over: the lock,
+        line clears, points and level-up of that placement by the ROM's own rules, however
+        the player got there. ValueError if the place is not one."""
+        if self.g.play_state != PLAY_ACTIVE:
+            raise ValueError("no piece is active")
+        if not (0 <= orientation < NES_ORIENTATIONS
+                and NES_PIECE_TYPE[orientation] == NES_PIECE_TYPE[self.g.piece.orientation]
+                and fits(&self.g.board, orientation, x, y)
+                and not fits(&self.g.board, orientation, x, y + 1)):
+            raise ValueError(f"({x}, {y}, ${orientation:02X}) is not a resting place of the piece")
+        self.g.piece.x = x
+        self.g.piece.y = y
+        self.g.piece.orientation = orientation
+        self.g.newly = self.g.held = 0
+        with nogil:
+            while self.g.play_state == PLAY_ACTIVE:
+                game_step(&self.g, 0)
+            while self.g.play_state != PLAY_ACTIVE and self.g.play_state != PLAY_TOPPED_OUT:
+                game_step(&self.g, 0)
+
+    def line_levels(self, int stop_level) -> list:
+        """For each further line cleared while the level is below `stop_level`, the level
+        after it (the level its points are counted at), by the ROM's level-up rule; at
+        most 2,550 lines."""
+        cdef uint8_t level = self.g.level
+        cdef uint8_t lines[2]
+        lines[0] = self.g.lines[0]
+        lines[1] = self.g.lines[1]
+        levels = []
+        while level < stop_level and len(levels) < 2550:
+            count_lines(&level, lines, 1)
+            levels.append(level)
+        return levels
 
     @property
     def play_state(self) -> int:

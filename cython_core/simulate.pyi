@@ -13,4 +13,5 @@ def play(
     stop_level: int = 255,
     reaction: int = 0,
     pieces_seed: int = -1,
+    max_pieces: int = -1,
 ) -> dict[str, Any]: ...

@@ -72,9 +72,11 @@ def nes_rng(int steps) -> int:
 
 
 def play(Planner planner not None, Game game not None, long max_frames=10_000_000,
-         int stop_level=255, int reaction=0, long long pieces_seed=-1) -> dict:
-    """Play `game` (in place) with the planner until top-out, `max_frames` frames, or the
-    level reaching `stop_level`.
+         int stop_level=255, int reaction=0, long long pieces_seed=-1,
+         long max_pieces=-1) -> dict:
+    """Play `game` (in place) with the planner until top-out, `max_frames` frames, the
+    level reaching `stop_level`, or (`max_pieces` >= 0) when a piece would become active
+    after `max_pieces` were played (the game is left at its first active frame).
 
     `reaction` N > 0: for a new piece's first N input frames the planner may not use the
     next piece (Planner.plan_blind); then it plans again, from where the piece is, with it.
@@ -113,6 +115,8 @@ def play(Planner planner not None, Game game not None, long max_frames=10_000_00
         with nogil:
             while (frames < max_frames and g.play_state != PLAY_TOPPED_OUT
                    and g.level < stop_level):
+                if g.play_state == PLAY_ACTIVE and not was_active and pieces == max_pieces:
+                    break
                 if g.play_state == PLAY_ACTIVE and (
                         not was_active or (reaction and next_pad == reaction)):
                     if was_active or not reaction:

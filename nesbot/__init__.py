@@ -26,6 +26,7 @@ from nesbot.menus import GameSetup
 from nesbot.planning import PlannerSettings, build_planner
 from nesbot.play import GameResult
 from nesbot.player import Player, attach
+from nesbot.rating import GameRating, PieceRating, Position, rate
 from nesbot.rom import Rom, find_rom
 
 if TYPE_CHECKING:
@@ -38,12 +39,15 @@ __all__ = [
     "Bot",
     "Evaluator",
     "Game",
+    "GameRating",
     "GameResult",
     "GameSetup",
     "NesbotError",
     "NesbotWarning",
+    "PieceRating",
     "PlannerSettings",
     "Player",
+    "Position",
     "Rom",
     "VideoWriter",
     "__version__",
@@ -51,6 +55,7 @@ __all__ = [
     "build_planner",
     "find_rom",
     "get_evaluator",
+    "rate",
 ]
 
 

@@ -200,6 +200,55 @@ def run_simulate(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_rate(args: argparse.Namespace) -> int:
+    from nesbot.evaluators import get_evaluator
+    from nesbot.fm2 import fceux_rom_md5, read_fm2
+    from nesbot.progress import Progress
+    from nesbot.rating.game import rate_log
+    from nesbot.rating.rater import RatingSettings
+    from nesbot.rating.report import table, to_csv, to_json
+
+    if not args.game.lower().endswith(".fm2"):
+        raise NesbotError(f"{args.game}: nesbot rate reads .fm2 input logs")
+    log = read_fm2(args.game)
+    rom = _find_rom(args)
+    log.check_rom(rom.md5, fceux_rom_md5(rom.data))
+    settings = RatingSettings(
+        get_evaluator(args.evaluator, args.weights, args.reaction),
+        _planner_settings(args),
+        playouts=args.playouts,
+        horizon=args.horizon,
+        seed=args.seed,
+    )
+    with ExitStack() as stack:
+        replay_bars = stack.enter_context(ExitStack())
+        replaying = _step_progress("rate: replay", log, replay_bars)
+        bars: list[Progress] = []
+
+        def rated(done: int, total: int) -> None:
+            if not bars:  # the replay is over: its bar makes way for the rating's
+                replay_bars.close()
+                bars.append(stack.enter_context(Progress("rate", total, "placement")))
+            bars[0].advance_to(done)
+
+        rating = rate_log(
+            rom,
+            log,
+            settings,
+            workers=args.workers,
+            measure=not args.given_speed,
+            replay_observers=(replaying,),
+            on_rated=rated,
+        )
+    if args.json:
+        print(to_json(rating))
+    elif args.csv:
+        sys.stdout.write(to_csv(rating))
+    else:
+        print(table(rating))
+    return 0
+
+
 def _scale(args: argparse.Namespace) -> int:
     from nesbot.overlay import check_scale
 
@@ -686,6 +735,35 @@ def build_parser() -> argparse.ArgumentParser:
     surface.add_argument(
         "--restart", action="store_true", help="discard --checkpoint and start over"
     )
+
+    rate = command(
+        "rate",
+        run_rate,
+        "rate every placement of a game in an .fm2 log against the best at the player's speed",
+    )
+    rate.add_argument("game", metavar="GAME.fm2", help="FCEUX .fm2 input log of the game")
+    _add_rom_options(rate)
+    output = rate.add_mutually_exclusive_group()
+    output.add_argument("--json", action="store_true", help="print one JSON object")
+    output.add_argument("--csv", action="store_true", help="print one CSV row per placement")
+    rate.add_argument(
+        "--playouts",
+        type=_positive,
+        default=8,
+        help="random piece sequences each differing placement is played out on (8)",
+    )
+    rate.add_argument(
+        "--horizon", type=_positive, default=16, help="pieces played in each playout (16)"
+    )
+    rate.add_argument("--seed", type=_positive, default=0, help="chooses the playouts' pieces (0)")
+    rate.add_argument("--workers", type=_positive, default=1, help="processes (1)")
+    rate.add_argument(
+        "--given-speed",
+        action="store_true",
+        help="search at --tap-hz without DAS, not at the speed measured from the log",
+    )
+    _add_planner_options(rate)
+    _add_evaluator_options(rate)
 
     why = command(
         "explain",

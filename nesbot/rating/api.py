@@ -1,0 +1,56 @@
+"""`nesbot.rate`: the one call for tools that rate a game's log or a single position."""
+
+import os
+from dataclasses import replace
+
+from nesbot.errors import NesbotError
+from nesbot.evaluators import Evaluator, get_evaluator
+from nesbot.fm2 import fceux_rom_md5, read_fm2
+from nesbot.planning import DEFAULT_SETTINGS, PlannerSettings
+from nesbot.rating.game import GameRating, rate_log
+from nesbot.rating.playouts import DEFAULT_HORIZON, DEFAULT_PLAYOUTS
+from nesbot.rating.positions import Place, Position
+from nesbot.rating.rater import PieceRating, Rater, RatingSettings
+from nesbot.rom import Rom, find_rom
+
+
+def rate(
+    game: str | os.PathLike[str] | Position,
+    place: Place | None = None,
+    *,
+    rom: str | Rom | None = None,
+    evaluator: str | Evaluator | None = None,
+    weights: str | None = None,
+    settings: PlannerSettings = DEFAULT_SETTINGS,
+    playouts: int = DEFAULT_PLAYOUTS,
+    horizon: int = DEFAULT_HORIZON,
+    seed: int = 0,
+    workers: int = 1,
+    measure_speed: bool = True,
+) -> GameRating | PieceRating:
+    """Rate a game's every placement (`game` an .fm2 input log: a GameRating) or one
+    placement (`game` a Position and `place` its (x, y, orientation): a PieceRating).
+
+    The best placement is the planner's (`evaluator`, a name or an Evaluator, or a `weights`
+    file; `settings`) at the player's speed measured from the log (`measure_speed`), or at
+    `settings.tap_hz` without DAS for a position; the points lost come from `playouts`
+    paired playouts of `horizon` pieces chosen by `seed`. Raises NesbotError."""
+    chosen = (
+        evaluator
+        if isinstance(evaluator, Evaluator)
+        else get_evaluator(evaluator, weights, settings.reaction)
+    )
+    rating_settings = RatingSettings(
+        chosen, settings, playouts=playouts, horizon=horizon, seed=seed
+    )
+    if isinstance(game, Position):
+        if place is None:
+            raise NesbotError("rating a position needs the placement: (x, y, orientation)")
+        return Rater(replace(rating_settings, soft_drop=True)).rate(game, place)
+    path = os.fspath(game)
+    if not path.lower().endswith(".fm2"):
+        raise NesbotError(f"{path}: nesbot rates .fm2 input logs and positions")
+    log = read_fm2(path)
+    the_rom = rom if isinstance(rom, Rom) else find_rom(rom)
+    log.check_rom(the_rom.md5, fceux_rom_md5(the_rom.data))
+    return rate_log(the_rom, log, rating_settings, workers=workers, measure=measure_speed)

@@ -1,0 +1,136 @@
+"""Rating a whole game from its input log: replay it, measure the player's speed, rate every
+placement at that speed (on `workers` processes), and sum it up by stage."""
+
+import multiprocessing
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, replace
+
+from nesbot._core.pieces import KILL_SCREEN_LEVEL
+from nesbot.errors import NesbotError
+from nesbot.fm2 import InputLog
+from nesbot.rating.grades import GRADES, is_accurate
+from nesbot.rating.positions import LoggedPiece, logged_pieces
+from nesbot.rating.rater import PieceRating, Rater, RatingSettings
+from nesbot.rating.speed import PlayerSpeed, measure_speed
+from nesbot.rom import Rom
+
+STAGES = ("before the transition", "after the transition", "level 29 and beyond")
+
+
+def stage_of(level: int, start_level: int) -> str:
+    if level >= KILL_SCREEN_LEVEL:
+        return STAGES[2]
+    return STAGES[0] if level == start_level else STAGES[1]
+
+
+@dataclass(frozen=True)
+class GameRating:
+    """A rated game: every placement's rating, the player's measured speed, and pieces that
+    could not be rated (the last, where the game ended; any whose next board no single
+    lock explains)."""
+
+    ratings: list[PieceRating]
+    speed: PlayerSpeed
+    start_level: int
+    pieces: int
+    unrated: list[int]
+
+    def summary(self) -> dict:
+        """Per stage and overall: placements, accuracy (share graded best or good), the
+        mean expected points lost per placement, the count of each grade."""
+
+        def figures(ratings: list[PieceRating]) -> dict:
+            count = len(ratings)
+            return {
+                "placements": count,
+                "accuracy": (
+                    round(sum(is_accurate(r.grade) for r in ratings) / count, 4) if count else None
+                ),
+                "points_lost_per_placement": (
+                    round(sum(r.points_lost or 0.0 for r in ratings) / count) if count else None
+                ),
+                "grades": {g: sum(r.grade == g for r in ratings) for g in GRADES},
+            }
+
+        stages = {
+            stage: figures(
+                [r for r in self.ratings if stage_of(r.level, self.start_level) == stage]
+            )
+            for stage in STAGES
+        }
+        return {
+            "pieces": self.pieces,
+            "start_level": self.start_level,
+            "speed": self.speed.__dict__ | {"tap_hz": self.speed.tap_hz},
+            "not_found": sum(not r.found for r in self.ratings),
+            "unrated": self.unrated,
+            "game": figures(self.ratings),
+            "stages": {stage: value for stage, value in stages.items() if value["placements"]},
+        }
+
+
+_rater: tuple[RatingSettings, Rater] | None = None
+
+
+def _rate_one(job: tuple[RatingSettings, LoggedPiece]) -> PieceRating:
+    """Rate one piece; each process keeps the rater of its last settings."""
+    global _rater
+    settings, piece = job
+    if _rater is None or _rater[0] != settings:
+        _rater = (settings, Rater(settings))
+    assert piece.place is not None
+    return _rater[1].rate(piece.position, piece.place, piece.number)
+
+
+def _rate_all(jobs: list, workers: int) -> Iterator[PieceRating]:
+    if workers == 1 or len(jobs) <= 1:
+        yield from map(_rate_one, jobs)
+        return
+    context = multiprocessing.get_context("spawn")  # as stats._map: no fork of threads
+    with context.Pool(min(workers, len(jobs))) as pool:
+        yield from pool.imap(_rate_one, jobs, chunksize=4)
+
+
+def rate_log(
+    rom: Rom,
+    log: InputLog,
+    settings: RatingSettings,
+    workers: int = 1,
+    measure: bool = True,
+    replay_observers: tuple = (),
+    on_rated: Callable[[int, int], None] | None = None,
+) -> GameRating:
+    """Rate the log's first game (rate_pieces on its replayed pieces)."""
+    if workers < 1:
+        raise NesbotError(f"--workers {workers}: need at least 1")
+    pieces = list(logged_pieces(rom, log, replay_observers))
+    if not pieces:
+        raise NesbotError(f"{log.source} never reaches an active piece: no game to rate")
+    return rate_pieces(pieces, settings, workers, measure, on_rated)
+
+
+def rate_pieces(
+    pieces: list[LoggedPiece],
+    settings: RatingSettings,
+    workers: int = 1,
+    measure: bool = True,
+    on_rated: Callable[[int, int], None] | None = None,
+) -> GameRating:
+    """Rate a game's pieces in order. With `measure` the search runs at the speed the
+    player showed (tap rate, DAS, soft drop), replacing the settings' own."""
+    speed = measure_speed(piece.pads for piece in pieces)
+    if measure:
+        settings = replace(
+            settings,
+            planner=replace(settings.planner, tap_hz=speed.tap_hz),
+            das=speed.das,
+            soft_drop=speed.soft_drop,
+        )
+    placed = [piece for piece in pieces if piece.place is not None]
+    unrated = [piece.number for piece in pieces if piece.place is None]
+    ratings = []
+    for rating in _rate_all([(settings, piece) for piece in placed], workers):
+        ratings.append(rating)
+        if on_rated:
+            on_rated(len(ratings), len(placed))
+    return GameRating(ratings, speed, pieces[0].position.level, len(pieces), unrated)

@@ -1,0 +1,224 @@
+"""The positions of a played game: what the player faced at each piece and where it went.
+
+A position is the board, the piece just spawned, the next piece, level, lines, score and the
+buttons the player held into it; a placement is where the piece locked (x, y, orientation).
+A placement is accepted only when the simulator, locking the piece there by the ROM's own
+rules (Game.lock_at), leaves the board and lines that the game showed at the next piece:
+so whatever read the game (RAM here, a screen later), no placement is invented.
+"""
+
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+
+from nesbot import ram
+from nesbot._core.game import Game
+from nesbot._core.pieces import PIECE_NAMES, SPAWN_TABLE
+from nesbot.emulator import Emulator
+from nesbot.errors import NesbotError
+from nesbot.fm2 import InputLog
+from nesbot.rom import Rom
+
+Place = tuple[int, int, int]  # x, y, orientation ID where the piece locked
+
+
+def _bcd_bytes(value: int, count: int) -> list[int]:
+    """`value` as `count` little-endian BCD bytes."""
+    out = []
+    for _ in range(count):
+        value, two_digits = divmod(value, 100)
+        out.append((two_digits // 10) << 4 | two_digits % 10)
+    return out
+
+
+@dataclass(frozen=True)
+class Position:
+    """What a player faces when a piece spawns. `rows`: the 20 row masks (bit c = column
+    c, top row first); `piece` and `next`: orientation IDs (spawn orientations, as RAM
+    holds them; Position.of takes letters); `das`: the shift counter carried over; `held`:
+    buttons held (nes-py order) on the frame before, so that holding one through the spawn
+    is no new press."""
+
+    rows: tuple[int, ...]
+    piece: int
+    next: int
+    level: int
+    lines: int = 0
+    score: int = 0
+    das: int = 0
+    held: int = 0
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "rows", tuple(self.rows))
+        if len(self.rows) != 20 or any(not 0 <= row < 1 << 10 for row in self.rows):
+            raise NesbotError("a position's board needs 20 rows of 10 cells")
+        for name in ("piece", "next"):
+            if getattr(self, name) not in SPAWN_TABLE:
+                raise NesbotError(f"a position's {name} must be a spawn orientation ID")
+        if not 0 <= self.level <= 255 or not 0 <= self.lines <= 9999:
+            raise NesbotError("a position's level must be 0-255 and its lines 0-9999")
+        if not 0 <= self.score <= 999_999 or not 0 <= self.das <= 16:
+            raise NesbotError("a position's score must be 0-999,999 and its DAS 0-16")
+
+    @classmethod
+    def of(
+        cls,
+        board: str | Sequence[int],
+        piece: str,
+        next: str,
+        level: int,
+        lines: int = 0,
+        score: int = 0,
+    ) -> "Position":
+        """A position from a board (20 row masks, or 20 lines of 10 cells top first, '.'
+        empty and anything else filled, as `nesbot explain` reads) and piece letters."""
+        if isinstance(board, str):
+            lines_of_cells = [line.strip() for line in board.strip().splitlines()]
+            if len(lines_of_cells) != 20 or any(len(line) != 10 for line in lines_of_cells):
+                raise NesbotError("a board needs 20 lines of 10 cells, top row first")
+            board = [
+                sum(1 << c for c, cell in enumerate(line) if cell != ".") for line in lines_of_cells
+            ]
+        return cls(tuple(board), _spawn_of(piece), _spawn_of(next), level, lines, score)
+
+    def game(self) -> Game:
+        """The simulator's game on the position's first active frame."""
+        state = Game.spawned(self.rows, self.piece, self.next, self.level).state()
+        state.update(
+            lines=_bcd_bytes(self.lines, 2),
+            score=_bcd_bytes(self.score, 3),
+            das=self.das,
+            held=self.held,
+            newly=0,
+        )
+        return Game.from_state(state)
+
+    def after(self, place: Place) -> Game:
+        """The game at the next piece's first active frame after locking at `place`
+        (NesbotError if the piece cannot rest there)."""
+        game = self.game()
+        try:
+            game.lock_at(*place)
+        except ValueError:
+            raise NesbotError(
+                f"the piece cannot lock at x={place[0]} y={place[1]} orientation "
+                f"${place[2]:02X} on this board"
+            ) from None
+        return game
+
+
+def _spawn_of(letter: str) -> int:
+    if len(letter) != 1 or letter.upper() not in PIECE_NAMES:
+        raise NesbotError(f"piece {letter!r} is not one of {', '.join(PIECE_NAMES)}")
+    return SPAWN_TABLE[PIECE_NAMES.index(letter.upper())]
+
+
+def _field_rows(game: Game) -> tuple[int, ...]:
+    return tuple(game.state()["rows"][2:])
+
+
+def placement_between(
+    position: Position, rows_after: tuple[int, ...], lines_after: int, hint: Place | None = None
+) -> Place | None:
+    """The one place where locking the position's piece leaves `rows_after` and
+    `lines_after` (the game as seen when the next piece spawned), tried first at `hint`;
+    None if no legal lock does (the two states are not one placement apart)."""
+
+    def leads_there(place: Place) -> bool:
+        after = position.after(place)
+        state = after.state()
+        lines = ram.bcd_value(*state["lines"])
+        return _field_rows(after) == tuple(rows_after) and lines == lines_after
+
+    game = position.game()
+    places = game.resting_places()
+    if hint in places and leads_there(hint):
+        return hint
+    for place in places:
+        if place != hint and leads_there(place):
+            return place
+    return None
+
+
+@dataclass(frozen=True)
+class LoggedPiece:
+    """One piece of a replayed log: its position, where it locked (None for the piece the
+    game ended on, or where no legal lock explains the next board), the buttons of the
+    frames it moved on (from the one after its spawn to its lock), and the step (since
+    power-on) it spawned on."""
+
+    number: int
+    step: int
+    position: Position
+    place: Place | None
+    pads: bytes
+
+
+@dataclass
+class _Falling:
+    """The piece under way while the log replays."""
+
+    number: int
+    step: int
+    position: Position
+    pads: bytearray
+    seen_lock: Place | None = None  # (x, y, orientation) in RAM right after the lock
+
+    def logged(self, next_spawn: ram.GameState | None) -> LoggedPiece:
+        place = None
+        if next_spawn is not None:
+            place = placement_between(
+                self.position, next_spawn.board, next_spawn.lines, self.seen_lock
+            )
+        return LoggedPiece(self.number, self.step, self.position, place, bytes(self.pads))
+
+
+def _position_from(state: ram.GameState) -> Position:
+    return Position(
+        rows=state.board,
+        piece=state.piece,
+        next=state.next,
+        level=state.level,
+        lines=state.lines,
+        score=state.score,
+        das=state.das,
+        held=state.held,
+    )
+
+
+def logged_pieces(
+    rom: Rom, log: InputLog, observers: tuple[Callable[[int, Emulator], None], ...] = ()
+) -> Iterator[LoggedPiece]:
+    """Replay the log's first game on the emulator and yield its pieces in order, each once
+    the next has spawned (so its placement is known) or the game has ended."""
+    falling: _Falling | None = None
+    was_active = False
+    with Emulator(rom.path) as emu:
+        emu.observers.extend(observers)
+        for pad in log.frames:
+            emu.step(pad)
+            memory = emu.ram
+            active = ram.piece_active(memory)
+            if active and not was_active:
+                state = ram.decode(memory)
+                number = 1
+                if falling is not None:
+                    yield falling.logged(state)
+                    number = falling.number + 1
+                falling = _Falling(number, emu.frame, _position_from(state), bytearray())
+            if falling is not None and was_active:
+                falling.pads.append(pad)  # the buttons that moved the piece this frame
+                if not active and memory[ram.CURRENT_PIECE] != ram.PIECE_HIDDEN:
+                    falling.seen_lock = (
+                        _signed(memory[ram.TETRIMINO_X]),
+                        _signed(memory[ram.TETRIMINO_Y]),
+                        int(memory[ram.CURRENT_PIECE]),
+                    )
+            was_active = active
+            if memory[ram.PLAY_STATE] == ram.PLAY_TOPPED_OUT:
+                break
+    if falling is not None:
+        yield falling.logged(None)
+
+
+def _signed(byte: int) -> int:
+    return int(byte) - 256 if byte >= 128 else int(byte)

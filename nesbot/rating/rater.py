@@ -1,0 +1,181 @@
+"""Rating one placement: the player's against the best the planner finds at the player's
+speed, the gap in expected points by paired playouts, a grade, and what sets the boards
+apart in the evaluator's terms."""
+
+from dataclasses import asdict, dataclass, replace
+
+import numpy as np
+
+from nesbot import ram
+from nesbot._core.evaluate import evaluate_trace
+from nesbot._core.pieces import ORIENTATION_CELLS, PIECE_NAMES, PIECE_TYPE
+from nesbot._core.search import Searcher
+from nesbot.errors import NesbotError
+from nesbot.evaluators import Evaluator
+from nesbot.planning import DEFAULT_SETTINGS, PlannerSettings, build_planner
+from nesbot.rating.grades import grade
+from nesbot.rating.playouts import DEFAULT_HORIZON, DEFAULT_PLAYOUTS, compare_places
+from nesbot.rating.positions import Place, Position
+
+FACTORS_SHOWN = 3
+
+
+@dataclass(frozen=True)
+class RatingSettings:
+    """How placements are rated. `planner`: the search and judgement of the best
+    placement (its tap rate the player's); `das` and `soft_drop`: the search also holds a
+    direction until it repeats and presses Down, as the player did. Playouts: `playouts`
+    random piece sequences of `horizon` pieces each, played by the bot without lookahead;
+    `seed` chooses them."""
+
+    evaluator: Evaluator
+    planner: PlannerSettings = DEFAULT_SETTINGS
+    das: bool = False
+    soft_drop: bool = True
+    playouts: int = DEFAULT_PLAYOUTS
+    horizon: int = DEFAULT_HORIZON
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        if not 2 <= self.playouts <= 1000:
+            raise NesbotError(f"--playouts {self.playouts} is outside 2-1000")
+        if not 0 <= self.horizon <= 1000:
+            raise NesbotError(f"--horizon {self.horizon} is outside 0-1000 pieces")
+
+
+def describe_place(place: Place) -> str:
+    """A place as a player reads it: the columns the piece covers and its orientation ID."""
+    x, _y, orientation = place
+    columns = sorted({x + dx for dx, _dy in ORIENTATION_CELLS[orientation]})
+    span = f"{columns[0]}" if len(columns) == 1 else f"{columns[0]}-{columns[-1]}"
+    return f"cols {span} ${orientation:02X}"
+
+
+@dataclass(frozen=True)
+class PieceRating:
+    """One rated placement. `points_lost`: expected points before level 29 (after it: over
+    the playouts' horizon) the player's placement gives up against the best, with its
+    standard error; None when they are the same. `found`: the search at the player's speed
+    reaches the player's placement (when it does not, the player was faster than measured
+    or the search misses a move). `factors`: the evaluator's terms by which the player's
+    board is worse than the best's, largest first."""
+
+    number: int
+    level: int
+    lines: int
+    score: int
+    piece: str
+    next: str
+    player: Place
+    best: Place | None
+    found: bool
+    points_lost: float | None
+    points_lost_se: float | None
+    grade: str
+    factors: tuple[str, ...]
+
+    def to_json(self) -> dict:
+        out = asdict(self)
+        out["player"] = _place_json(self.player)
+        out["best"] = _place_json(self.best) if self.best is not None else None
+        out["factors"] = list(self.factors)
+        for key in ("points_lost", "points_lost_se"):
+            if out[key] is not None:
+                out[key] = round(out[key])
+        return out
+
+
+def _place_json(place: Place) -> dict:
+    x, y, orientation = place
+    return {"x": x, "y": y, "orientation": orientation, "text": describe_place(place)}
+
+
+def _terms(position: Position, place: Place, evaluator: Evaluator) -> dict[str, tuple]:
+    after = position.after(place)
+    cleared = ram.bcd_value(*after.state()["lines"]) - position.lines
+    rows = after.state()["rows"][2:]
+    return {
+        name: (value, term) for name, value, _w, term in evaluate_trace(rows, cleared, 0, evaluator)
+    }
+
+
+def worse_factors(position: Position, player: Place, best: Place, evaluator: Evaluator) -> tuple:
+    """The evaluator's terms that are worse on the player's board than on the best's."""
+    mine = _terms(position, player, evaluator)
+    theirs = _terms(position, best, evaluator)
+    gaps = []
+    for name, (value, term) in mine.items():
+        if name == "total" or name not in theirs:
+            continue
+        their_value, their_term = theirs[name]
+        if term - their_term > 1e-9:  # lower is better
+            gaps.append((term - their_term, f"{name} {value:g} vs {their_value:g}"))
+    gaps.sort(reverse=True)
+    return tuple(text for _gap, text in gaps[:FACTORS_SHOWN])
+
+
+class Rater:
+    """Rates placements under one RatingSettings (its planners and searcher are reused)."""
+
+    def __init__(self, settings: RatingSettings) -> None:
+        self.settings = settings
+        planner_settings = settings.planner
+        self.planner = build_planner(
+            settings.evaluator,
+            planner_settings,
+            hold_shift=settings.das,
+            soft_drop=settings.soft_drop,
+        )
+        self.playout_planner = build_planner(
+            settings.evaluator, replace(planner_settings, lookahead=0, premove=0)
+        )
+        self.searcher = Searcher(
+            planner_settings.tap_interval, hold_shift=settings.das, soft_drop=settings.soft_drop
+        )
+
+    def playout_seeds(self, number: int) -> list[int]:
+        draw = np.random.default_rng([self.settings.seed, number])
+        return [int(s) for s in draw.integers(2**62, size=self.settings.playouts)]
+
+    def rate(self, position: Position, place: Place, number: int = 1) -> PieceRating:
+        """Rate locking the position's piece at `place` (piece `number` of its game, which
+        chooses the playouts' pieces)."""
+        game = position.game()
+        if place not in game.resting_places():
+            x, y, orientation = place
+            raise NesbotError(
+                f"the {PIECE_NAMES[PIECE_TYPE[position.piece]]} cannot rest at x={x} y={y} "
+                f"orientation ${orientation:02X} on this board"
+            )
+        found = place in {(x, y, o) for x, y, o, _pads in self.searcher.placements_of(game)}
+        plan = self.planner.plan(game)
+        best = (plan[1], plan[2], plan[3]) if plan is not None else None
+        lost = lost_se = None
+        factors: tuple[str, ...] = ()
+        if best is not None and best != place:
+            comparison = compare_places(
+                self.playout_planner,
+                position,
+                place,
+                best,
+                self.playout_seeds(number),
+                self.settings.horizon,
+                self.settings.planner.reaction,
+            )
+            lost, lost_se = max(0.0, -comparison.gap), comparison.gap_se
+            factors = worse_factors(position, place, best, self.settings.evaluator)
+        return PieceRating(
+            number=number,
+            level=position.level,
+            lines=position.lines,
+            score=position.score,
+            piece=PIECE_NAMES[PIECE_TYPE[position.piece]],
+            next=PIECE_NAMES[PIECE_TYPE[position.next]],
+            player=place,
+            best=best,
+            found=found,
+            points_lost=lost,
+            points_lost_se=lost_se,
+            grade=grade(lost, position.level),
+            factors=factors,
+        )

@@ -1,0 +1,259 @@
+"""`nesbot rate`: positions and placements read from a replayed log, the player's speed, the
+paired playouts, grades, and the whole command on a game the bot recorded."""
+
+import csv
+import io
+import json
+import math
+
+import pytest
+
+import nesbot
+from nesbot import ram
+from nesbot._core.buttons import DOWN, LEFT, RIGHT, A
+from nesbot._core.game import Game
+from nesbot._core.simulate import play
+from nesbot.bot import Bot
+from nesbot.cli import main
+from nesbot.evaluators import get_evaluator
+from nesbot.fm2 import Fm2Writer, fceux_rom_md5, read_fm2
+from nesbot.menus import GameSetup, start_game
+from nesbot.planning import PlannerSettings, build_planner
+from nesbot.play import play_game
+from nesbot.rating import report
+from nesbot.rating.game import rate_pieces
+from nesbot.rating.grades import GRADES, grade
+from nesbot.rating.playouts import compare_places, playout_points
+from nesbot.rating.positions import Position, logged_pieces, placement_between
+from nesbot.rating.rater import Rater, RatingSettings, describe_place
+from nesbot.rating.speed import measure_speed
+
+WELL = [0] * 16 + [0b1111111110] * 4  # four rows full but column 0
+EVALUATOR = get_evaluator("nesbot-trained")
+
+
+def _position(rows=WELL, piece="I", next_piece="T", level=18, lines=0) -> Position:
+    return Position.of(rows, piece, next_piece, level, lines)
+
+
+# --- the simulator's lock and the line horizon ---------------------------------------------
+
+
+def test_lock_at_clears_and_scores_by_the_rom_rules():
+    position = _position()
+    game = position.after((0, 18, 0x11))  # the vertical I into the well: a Tetris
+    state = game.state()
+    assert state["rows"][2:] == [0] * 20
+    assert ram.bcd_value(*state["lines"]) == 4
+    assert ram.bcd_value(*state["score"]) == 1200 * 19
+    assert game.active and state["orientation"] == 0x02  # the T spawned
+    with pytest.raises(nesbot.NesbotError, match="cannot lock"):
+        position.after((0, 10, 0x11))  # in the air
+
+
+def test_resting_places_are_the_places_a_lock_can_leave():
+    game = _position().game()
+    places = game.resting_places()
+    assert (0, 18, 0x11) in places and (5, 14, 0x11) in places
+    assert all(p[2] in (0x11, 0x12) for p in places)  # the I's two orientations only
+    assert (0, 17, 0x11) not in places  # it would fall further
+
+
+def test_line_levels_follow_the_level_up_rule():
+    later = [level for level in range(20, 29) for _line in range(10)]
+    # 130 lines to level 19, then 10 a level: 230 in all, the last one reaching 29
+    assert Game.start(18, 0x8988).line_levels(29) == [18] * 129 + [19] * 10 + later + [29]
+    assert len(Game.start(19, 0x8988).line_levels(29)) == 230
+    assert Game.start(29, 0x8988).line_levels(29) == []
+
+
+def test_play_stops_on_the_first_frame_of_the_piece_after_max_pieces():
+    planner = build_planner(EVALUATOR, PlannerSettings(lookahead=0))
+    game = Game.start(18, 0x8988)
+    result = play(planner, game, max_pieces=5, pieces_seed=1)
+    assert result["pieces"] == 5 and game.active
+    assert (
+        sum(ram.bcd_value(*game.state()["piece_stats"][2 * t : 2 * t + 2]) for t in range(7)) == 6
+    )
+
+
+# --- positions ------------------------------------------------------------------------------
+
+
+def test_position_of_reads_a_board_text_and_letters():
+    text = "\n".join(["." * 10] * 19 + ["#########."])
+    position = Position.of(text, "t", "I", 19, lines=12, score=3400)
+    assert position.rows[-1] == 0b0111111111 and position.piece == 0x02 and position.next == 0x12
+    state = position.game().state()
+    assert ram.bcd_value(*state["lines"]) == 12 and ram.bcd_value(*state["score"]) == 3400
+    for bad in ("X", "TT"):
+        with pytest.raises(nesbot.NesbotError, match="not one of"):
+            Position.of(text, bad, "I", 19)
+    with pytest.raises(nesbot.NesbotError, match="20 lines"):
+        Position.of("#" * 10, "T", "I", 19)
+
+
+def test_placement_between_finds_the_one_lock_and_rejects_others():
+    position = _position()
+    after = position.after((0, 18, 0x11))
+    rows, lines = tuple(after.state()["rows"][2:]), 4
+    assert placement_between(position, rows, lines) == (0, 18, 0x11)
+    assert placement_between(position, rows, lines, hint=(9, 14, 0x11)) == (0, 18, 0x11)
+    assert placement_between(position, rows, 3) is None  # not what that lock leaves
+    assert placement_between(position, tuple(WELL), 0) is None  # no lock leaves it as it was
+
+
+# --- the player's speed ---------------------------------------------------------------------
+
+
+def test_speed_is_the_fastest_repeated_press_and_the_habits_shown():
+    taps = bytes([0, 0, LEFT, 0, 0, LEFT, 0, 0, LEFT, 0])  # every 3 frames: 20 Hz
+    held = bytes([RIGHT] * 20 + [0])  # a direction held until it repeats: DAS
+    dropped = bytes([0, 0, 0, 0, A, 0, DOWN, DOWN])
+    speed = measure_speed([taps, held, dropped])
+    assert speed.tap_interval == 3 and speed.tap_hz == 20
+    assert speed.das and speed.soft_drop
+    assert speed.first_input_median == 2 and speed.pieces == 3
+    assert "20 Hz" in speed.describe()
+    slow = measure_speed([bytes([0, A, 0, 0, 0, 0, 0, 0, 0, A])])  # every 8 frames
+    assert slow.tap_hz == 10 and not slow.das and not slow.soft_drop
+    assert measure_speed([b"\x00" * 5]).tap_hz == 30  # never tapped twice: the fastest
+
+
+# --- playouts and grades ----------------------------------------------------------------------
+
+
+def test_playouts_are_paired_and_repeatable():
+    planner = build_planner(EVALUATOR, PlannerSettings(lookahead=0))
+    position = _position()
+    first = playout_points(planner, position, (0, 18, 0x11), seed=7, horizon=6)
+    assert first == playout_points(planner, position, (0, 18, 0x11), seed=7, horizon=6)
+    assert first >= 1200 * 19  # the Tetris itself, then the rest
+    covered = _position(piece="O")  # the O over the well, or beside it
+    comparison = compare_places(planner, covered, (1, 14, 0x0A), (9, 14, 0x0A), [1, 2, 3, 4], 6)
+    assert comparison.gap < -5_000  # covering the well forgoes the Tetris for a while
+    assert comparison.playouts == 4 and comparison.gap_se >= 0
+
+
+def test_grades_follow_the_cut_offs_scaled_by_level():
+    assert grade(None, 18) == "best"
+    assert [grade(points, 18) for points in (0, 1_499, 1_500, 4_999, 14_999, 15_000)] == [
+        "good",
+        "good",
+        "inaccuracy",
+        "inaccuracy",
+        "mistake",
+        "blunder",
+    ]
+    assert grade(100, 0) == "inaccuracy"  # a line is worth 19 times less at level 0
+    assert grade(1_499, 0) == "blunder"
+    # worth 30/19 as much at 29, and levels past it rate as 29
+    assert grade(20_000, 29) == grade(20_000, 39) == "mistake" != grade(20_000, 18)
+    assert GRADES[0] == "best" and GRADES[-1] == "blunder"
+
+
+def test_a_rated_placement_against_the_best():
+    rater = Rater(RatingSettings(EVALUATOR, playouts=4, horizon=6))
+    position = _position()
+    best = rater.rate(position, (0, 18, 0x11))
+    assert best.grade == "best" and best.points_lost is None and best.factors == ()
+    assert best.best == (0, 18, 0x11) and best.found
+    worse = rater.rate(_position(piece="O"), (1, 14, 0x0A))  # over the well
+    assert worse.best == (9, 14, 0x0A) and worse.grade in ("mistake", "blunder")
+    assert worse.points_lost > 5_000 and not math.isnan(worse.points_lost_se)
+    assert worse.factors[0].startswith("total_weighted_column_holes")
+    assert describe_place(worse.player) == "cols 0-1 $0A"
+    with pytest.raises(nesbot.NesbotError, match="cannot rest"):
+        rater.rate(position, (5, 10, 0x11))
+
+
+def test_api_rates_a_position():
+    rating = nesbot.rate(_position(), (0, 18, 0x11), playouts=2, horizon=2)
+    assert isinstance(rating, nesbot.PieceRating) and rating.grade == "best"
+    with pytest.raises(nesbot.NesbotError, match="needs the placement"):
+        nesbot.rate(_position())
+    with pytest.raises(nesbot.NesbotError, match=r"\.fm2"):
+        nesbot.rate("game.mp4")
+
+
+# --- a whole game from its log, on the ROM ------------------------------------------------
+
+GAME_FRAMES = 1_800
+
+
+@pytest.fixture(scope="session")
+def bot_game(rom, emulator, boot, tmp_path_factory):
+    """A level-18 game the bot played from power-on (at 20 Hz, so its speed shows), as an
+    .fm2 log, with the number of pieces it played."""
+    path = tmp_path_factory.mktemp("rate") / "bot.fm2"
+    settings = PlannerSettings(tap_hz=20)
+    bot = Bot(EVALUATOR, settings)
+    with Fm2Writer(path, fceux_rom_md5(rom.data), [("seed", "2")]) as log:
+        for pad in boot.pads:
+            log.write_frame(pad)
+        emulator.load_state(boot.state)
+        emulator.observers[:] = [lambda pad, _emu: log.write_frame(pad)]
+        setup = GameSetup(level=18, seed=2)
+        start_game(emulator, setup)
+        result = play_game(emulator, setup, rom, policy=bot, max_frames=GAME_FRAMES)
+    emulator.observers.clear()
+    return path, result.pieces, settings
+
+
+@pytest.fixture(scope="session")
+def bot_pieces(rom, bot_game):
+    """The bot's game as nesbot rate reads it from the log."""
+    return list(logged_pieces(rom, read_fm2(bot_game[0])))
+
+
+QUICK = {"playouts": 2, "horizon": 4}
+
+
+@pytest.fixture(scope="session")
+def bot_rating(bot_game, bot_pieces):
+    return rate_pieces(bot_pieces, RatingSettings(EVALUATOR, bot_game[2], **QUICK))
+
+
+def test_rating_the_bots_own_game_grades_its_placements_best(bot_game, bot_rating):
+    _path, pieces, _settings = bot_game
+    rating = bot_rating
+    assert rating.pieces == pieces and rating.start_level == 18
+    assert rating.speed.tap_hz == 20 and rating.speed.soft_drop and not rating.speed.das
+    assert rating.unrated == [pieces]  # the piece the log ends on has not locked
+    assert len(rating.ratings) == pieces - 1
+    assert all(r.found for r in rating.ratings)  # every placement at the measured speed
+    best = sum(r.grade == "best" for r in rating.ratings)
+    assert best >= 0.95 * len(rating.ratings)
+    summary = rating.summary()
+    assert summary["game"]["placements"] == pieces - 1
+    assert list(summary["stages"]) == ["before the transition"]
+
+
+def test_rating_is_the_same_on_more_workers(bot_game, bot_pieces, bot_rating):
+    settings = RatingSettings(EVALUATOR, bot_game[2], **QUICK)
+    assert rate_pieces(bot_pieces, settings, workers=2).ratings == bot_rating.ratings
+
+
+def test_reports_show_every_placement(bot_rating):
+    table = report.table(bot_rating)
+    assert "points lost" in table and "whole game" in table and "accuracy" in table
+    assert len(table.splitlines()) > len(bot_rating.ratings)
+    out = json.loads(report.to_json(bot_rating))
+    assert len(out["placements"]) == len(bot_rating.ratings)
+    assert set(out["placements"][0]["player"]) == {"x", "y", "orientation", "text"}
+    rows = list(csv.DictReader(io.StringIO(report.to_csv(bot_rating))))
+    assert len(rows) == len(bot_rating.ratings) and rows[0]["grade"] in GRADES
+
+
+def test_rate_command_rates_the_log(bot_game, bot_rating, capsys):
+    args = ["rate", str(bot_game[0]), "--playouts", "2", "--horizon", "4"]
+    assert main([*args, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == json.loads(report.to_json(bot_rating))
+
+
+def test_rate_command_rejects_what_it_cannot_read(tmp_path, capsys):
+    assert main(["rate", str(tmp_path / "game.mp4")]) == 2
+    assert "reads .fm2" in capsys.readouterr().err
+    assert main(["rate", str(tmp_path / "missing.fm2")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("nesbot: error:") and err.count("\n") == 1
