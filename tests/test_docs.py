@@ -19,7 +19,7 @@ from nesbot.play import play_game, summary
 ROOT = Path(__file__).parent.parent
 API_DOC = ROOT / "docs" / "api.md"
 FENCE = re.compile(r"^```python(?P<name>[^\n]*)\n(?P<code>.*?)^```$", re.MULTILINE | re.DOTALL)
-TESTED = {"plain-loop", "gym-loop", "planner", "video"}
+TESTED = {"plain-loop", "gym-loop", "planner", "video", "rate"}
 # The figures by which two runs played the same game.
 SAME_GAME = ("score", "lines", "level", "pieces", "frames", "tetrises", "maxout_lines")
 
@@ -84,6 +84,13 @@ def test_planner_block_clears_the_tetris(run_block, capsys):
     done = run_block("planner")
     assert (done["x"], done["orientation"]) == (9, 0x11)  # the vertical I, in the well
     assert capsys.readouterr().out.strip().endswith("cells left: 0")
+
+
+def test_rate_block_grades_the_covered_well(run_block, capsys):
+    done = run_block("rate")
+    assert done["rating"].best == (9, 14, 0x0A)
+    grade, *_ = capsys.readouterr().out.split()
+    assert grade in ("mistake", "blunder") and done["rating"].points_lost > 5_000
 
 
 @pytest.mark.slow
