@@ -23,6 +23,7 @@ from nesbot.play import play_game
 from nesbot.rating import report
 from nesbot.rating.game import rate_pieces
 from nesbot.rating.grades import GRADES, grade
+from nesbot.rating.intent import Intent, read_intent
 from nesbot.rating.playouts import compare_places, playout_points
 from nesbot.rating.positions import Position, logged_pieces, placement_between
 from nesbot.rating.rater import Rater, RatingSettings, describe_place
@@ -118,6 +119,66 @@ def test_speed_is_the_fastest_repeated_press_and_the_habits_shown():
     slow = measure_speed([bytes([0, A, 0, 0, 0, 0, 0, 0, 0, A])])  # every 8 frames
     assert slow.tap_hz == 10 and not slow.das and not slow.soft_drop
     assert measure_speed([b"\x00" * 5]).tap_hz == 30  # never tapped twice: the fastest
+
+
+# --- misdrops ----------------------------------------------------------------------------------
+
+
+def _frames_to_lock(position: Position, pads: bytes = b"") -> tuple[int, tuple]:
+    game, frame = position.game(), 0
+    while game.active:
+        game.step(pads[frame] if frame < len(pads) else 0)
+        frame += 1
+    return frame, game.position
+
+
+def test_a_press_just_after_the_lock_is_a_misdrop():
+    position = Position.of([0] * 20, "T", "I", 18)
+    frames, place = _frames_to_lock(position)
+    assert place == (5, 18, 0x02)
+    intent = read_intent(position, bytes(frames), bytes([0, RIGHT, 0]), place)
+    assert intent.misdrop and intent.heading == (6, 18, 0x02)
+    assert intent.missed == (frames + 1, "Right") and intent.slack >= 1
+
+
+def test_a_shift_blocked_by_the_stack_is_a_misdrop_with_its_slack():
+    position = Position.of([0] * 14 + [1 << 7] * 6, "T", "I", 18)  # column 7, six high
+    for frame in range(30, 57):  # the first frame a Right press is blocked by column 7
+        pads = bytearray(80)
+        pads[frame] = RIGHT
+        length, place = _frames_to_lock(position, pads)
+        if place[0] == 5:
+            break
+    intent = read_intent(position, bytes(pads[:length]), b"", place)
+    assert intent.misdrop and intent.heading == (6, 13, 0x02)  # on top of column 7
+    assert intent.missed == (frame, "Right") and intent.slack >= 1
+
+
+def test_taps_against_the_wall_and_the_bots_moves_are_no_misdrops(bot_pieces):
+    position = Position.of([0] * 20, "T", "I", 18)
+    pads = bytes([LEFT, 0] * 6)  # six taps: four move the T to the wall, two press on it
+    frames, place = _frames_to_lock(position, pads)
+    assert place == (1, 18, 0x02)
+    intent = read_intent(position, pads + bytes(frames - len(pads)), b"", place)
+    assert intent == Intent(place, False)
+    assert read_intent(position, b"", b"", (5, 18, 0x02)) is None  # no lock: nothing said
+    for piece in bot_pieces[:-1]:
+        assert read_intent(piece.position, piece.pads, piece.late, piece.place) == Intent(
+            piece.place, False
+        )
+
+
+def test_a_misdrop_is_graded_by_where_the_player_was_heading():
+    rater = Rater(RatingSettings(EVALUATOR, playouts=4, horizon=6))
+    position = _position(piece="O")
+    frames, place = _frames_to_lock(position, bytes([RIGHT, 0] * 4))  # toward the right wall
+    assert place == (9, 14, 0x0A)  # the best place, beside the well
+    rating = rater.rate(position, place, pads=bytes([RIGHT, 0] * 4) + bytes(frames - 8))
+    assert rating.grade == "best" and rating.heading is None
+    late = bytes(frames)  # no input: the O stays at columns 4-5; a Right came too late
+    rating = rater.rate(position, (5, 14, 0x0A), pads=late, late=bytes([RIGHT]))
+    assert rating.heading == (6, 14, 0x0A) and rating.slack >= 1
+    assert rating.misdrop_points is not None and rating.grade != "best"
 
 
 # --- playouts and grades ----------------------------------------------------------------------

@@ -50,6 +50,10 @@ class GameRating:
                     round(sum(r.points_lost or 0.0 for r in ratings) / count) if count else None
                 ),
                 "grades": {g: sum(r.grade == g for r in ratings) for g in GRADES},
+                "misdrops": sum(r.heading is not None for r in ratings),
+                "misdrop_points_per_placement": (
+                    round(sum(r.misdrop_points or 0.0 for r in ratings) / count) if count else None
+                ),
             }
 
         stages = {
@@ -79,7 +83,7 @@ def _rate_one(job: tuple[RatingSettings, LoggedPiece]) -> PieceRating:
     if _rater is None or _rater[0] != settings:
         _rater = (settings, Rater(settings))
     assert piece.place is not None
-    return _rater[1].rate(piece.position, piece.place, piece.number)
+    return _rater[1].rate(piece.position, piece.place, piece.number, piece.pads, piece.late)
 
 
 def _rate_all(jobs: list, workers: int) -> Iterator[PieceRating]:

@@ -151,6 +151,10 @@ class LoggedPiece:
     position: Position
     place: Place | None
     pads: bytes
+    late: bytes = b""  # the LATE_FRAMES frames after the lock: a press there came too late
+
+
+LATE_FRAMES = 3
 
 
 @dataclass
@@ -161,6 +165,8 @@ class _Falling:
     step: int
     position: Position
     pads: bytearray
+    late: bytearray
+    locked: bool = False
     seen_lock: Place | None = None  # (x, y, orientation) in RAM right after the lock
 
     def logged(self, next_spawn: ram.GameState | None) -> LoggedPiece:
@@ -169,7 +175,9 @@ class _Falling:
             place = placement_between(
                 self.position, next_spawn.board, next_spawn.lines, self.seen_lock
             )
-        return LoggedPiece(self.number, self.step, self.position, place, bytes(self.pads))
+        return LoggedPiece(
+            self.number, self.step, self.position, place, bytes(self.pads), bytes(self.late)
+        )
 
 
 def _position_from(state: ram.GameState) -> Position:
@@ -204,9 +212,14 @@ def logged_pieces(
                 if falling is not None:
                     yield falling.logged(state)
                     number = falling.number + 1
-                falling = _Falling(number, emu.frame, _position_from(state), bytearray())
+                falling = _Falling(
+                    number, emu.frame, _position_from(state), bytearray(), bytearray()
+                )
+            elif falling is not None and falling.locked and len(falling.late) < LATE_FRAMES:
+                falling.late.append(pad)
             if falling is not None and was_active:
                 falling.pads.append(pad)  # the buttons that moved the piece this frame
+                falling.locked = not active
                 if not active and memory[ram.CURRENT_PIECE] != ram.PIECE_HIDDEN:
                     falling.seen_lock = (
                         _signed(memory[ram.TETRIMINO_X]),

@@ -8,12 +8,14 @@ import numpy as np
 
 from nesbot import ram
 from nesbot._core.evaluate import evaluate_trace
+from nesbot._core.game import Game
 from nesbot._core.pieces import ORIENTATION_CELLS, PIECE_NAMES, PIECE_TYPE
 from nesbot._core.search import Searcher
 from nesbot.errors import NesbotError
 from nesbot.evaluators import Evaluator
 from nesbot.planning import DEFAULT_SETTINGS, PlannerSettings, build_planner
 from nesbot.rating.grades import grade
+from nesbot.rating.intent import read_intent
 from nesbot.rating.playouts import DEFAULT_HORIZON, DEFAULT_PLAYOUTS, compare_places
 from nesbot.rating.positions import Place, Position
 
@@ -58,7 +60,11 @@ class PieceRating:
     standard error; None when they are the same. `found`: the search at the player's speed
     reaches the player's placement (when it does not, the player was faster than measured
     or the search misses a move). `factors`: the evaluator's terms by which the player's
-    board is worse than the best's, largest first."""
+    board is worse than the best's, largest first. `heading`: where the player's buttons
+    were taking the piece when it is not where it locked (a misdrop, intent.py), with the
+    frames of `slack` the missed press had and the expected points the miss cost
+    (`misdrop_points`, ± `misdrop_points_se`); the grade and `points_lost` are then the
+    heading's, the decision the player made."""
 
     number: int
     level: int
@@ -73,13 +79,18 @@ class PieceRating:
     points_lost_se: float | None
     grade: str
     factors: tuple[str, ...]
+    heading: Place | None = None
+    slack: int | None = None
+    misdrop_points: float | None = None
+    misdrop_points_se: float | None = None
 
     def to_json(self) -> dict:
         out = asdict(self)
         out["player"] = _place_json(self.player)
         out["best"] = _place_json(self.best) if self.best is not None else None
+        out["heading"] = _place_json(self.heading) if self.heading is not None else None
         out["factors"] = list(self.factors)
-        for key in ("points_lost", "points_lost_se"):
+        for key in ("points_lost", "points_lost_se", "misdrop_points", "misdrop_points_se"):
             if out[key] is not None:
                 out[key] = round(out[key])
         return out
@@ -120,26 +131,57 @@ class Rater:
     def __init__(self, settings: RatingSettings) -> None:
         self.settings = settings
         planner_settings = settings.planner
-        self.planner = build_planner(
-            settings.evaluator,
-            planner_settings,
-            hold_shift=settings.das,
-            soft_drop=settings.soft_drop,
-        )
+        # The best placement among those reachable without soft drop: Down adds only
+        # tucks and spins low in the stack, at several times the search's cost.
+        self.planner = build_planner(settings.evaluator, planner_settings, hold_shift=settings.das)
+        # The game after a placement goes on as the bot plays it (30 Hz, the two known
+        # pieces): a slower tap rate costs the search ten times more and values alike.
         self.playout_planner = build_planner(
-            settings.evaluator, replace(planner_settings, lookahead=0, premove=0)
+            settings.evaluator, replace(planner_settings, tap_hz=30, lookahead=0, premove=0)
         )
-        self.searcher = Searcher(
-            planner_settings.tap_interval, hold_shift=settings.das, soft_drop=settings.soft_drop
+        interval, das = planner_settings.tap_interval, settings.das
+        self.searchers = [Searcher(interval, hold_shift=das)]
+        if settings.soft_drop:
+            self.searchers.append(Searcher(interval, hold_shift=das, soft_drop=True))
+
+    def reaches(self, game: Game, place: Place) -> bool:
+        """The search at the player's speed reaches `place` (with soft drop only if the
+        player used it and the place needs it)."""
+        return any(
+            place in {(x, y, o) for x, y, o, _pads in searcher.placements_of(game)}
+            for searcher in self.searchers
         )
 
     def playout_seeds(self, number: int) -> list[int]:
         draw = np.random.default_rng([self.settings.seed, number])
         return [int(s) for s in draw.integers(2**62, size=self.settings.playouts)]
 
-    def rate(self, position: Position, place: Place, number: int = 1) -> PieceRating:
+    def _points_lost(
+        self, position: Position, place: Place, better: Place, number: int
+    ) -> tuple[float, float]:
+        """Expected points `place` gives up against `better` (0 if none), and the error."""
+        comparison = compare_places(
+            self.playout_planner,
+            position,
+            place,
+            better,
+            self.playout_seeds(number),
+            self.settings.horizon,
+            self.settings.planner.reaction,
+        )
+        return max(0.0, -comparison.gap), comparison.gap_se
+
+    def rate(
+        self,
+        position: Position,
+        place: Place,
+        number: int = 1,
+        pads: bytes = b"",
+        late: bytes = b"",
+    ) -> PieceRating:
         """Rate locking the position's piece at `place` (piece `number` of its game, which
-        chooses the playouts' pieces)."""
+        chooses the playouts' pieces). With the buttons of its frames (`pads`, from the
+        spawn to the lock, and `late`, those just after), a misdrop is told apart."""
         game = position.game()
         if place not in game.resting_places():
             x, y, orientation = place
@@ -147,23 +189,19 @@ class Rater:
                 f"the {PIECE_NAMES[PIECE_TYPE[position.piece]]} cannot rest at x={x} y={y} "
                 f"orientation ${orientation:02X} on this board"
             )
-        found = place in {(x, y, o) for x, y, o, _pads in self.searcher.placements_of(game)}
+        found = self.reaches(game, place)
         plan = self.planner.plan(game)
         best = (plan[1], plan[2], plan[3]) if plan is not None else None
-        lost = lost_se = None
+        intent = read_intent(position, pads, late, place) if pads else None
+        heading = intent.heading if intent is not None and intent.misdrop else None
+        decided = heading or place
+        lost = lost_se = misdrop = misdrop_se = None
         factors: tuple[str, ...] = ()
-        if best is not None and best != place:
-            comparison = compare_places(
-                self.playout_planner,
-                position,
-                place,
-                best,
-                self.playout_seeds(number),
-                self.settings.horizon,
-                self.settings.planner.reaction,
-            )
-            lost, lost_se = max(0.0, -comparison.gap), comparison.gap_se
-            factors = worse_factors(position, place, best, self.settings.evaluator)
+        if best is not None and best != decided:
+            lost, lost_se = self._points_lost(position, decided, best, number)
+            factors = worse_factors(position, decided, best, self.settings.evaluator)
+        if heading is not None:
+            misdrop, misdrop_se = self._points_lost(position, place, heading, number)
         return PieceRating(
             number=number,
             level=position.level,
@@ -178,4 +216,8 @@ class Rater:
             points_lost_se=lost_se,
             grade=grade(lost, position.level),
             factors=factors,
+            heading=heading,
+            slack=intent.slack if heading is not None and intent is not None else None,
+            misdrop_points=misdrop,
+            misdrop_points_se=misdrop_se,
         )

@@ -22,6 +22,10 @@ CSV_FIELDS = (
     "points_lost_se",
     "grade",
     "factors",
+    "heading",
+    "slack",
+    "misdrop_points",
+    "misdrop_points_se",
 )
 
 
@@ -40,6 +44,11 @@ def table(game: GameRating) -> str:
     for r in game.ratings:
         best = describe_place(r.best) if r.best is not None else "none"
         mark = "" if r.found else " (not found by the search)"
+        if r.heading is not None:
+            mark += (
+                f" (misdrop: heading for {describe_place(r.heading)}, {r.slack} frames of "
+                f"slack, cost {r.misdrop_points:,.0f} ± {r.misdrop_points_se:,.0f})"
+            )
         lines.append(
             f"{r.number:>4} {r.level:>3} {r.lines:>5}  {r.piece:<2} {r.next:<2} "
             f"{describe_place(r.player):<15} {best:<15} {_lost(r):>16}  {r.grade:<10} "
@@ -66,6 +75,12 @@ def summary_text(game: GameRating) -> str:
             + " ".join(f"{figures['grades'][g]:>10}" for g in GRADES)
         )
     notes = []
+    misdrops = summary["game"]["misdrops"]
+    if misdrops:
+        notes.append(
+            f"{misdrops} misdrops, {summary['game']['misdrop_points_per_placement']:,} points "
+            "a placement lost to them (graded by where the player was heading)"
+        )
     if summary["not_found"]:
         notes.append(f"{summary['not_found']} placements the search at this speed does not reach")
     if summary["unrated"]:
@@ -88,6 +103,7 @@ def to_csv(game: GameRating) -> str:
         row = r.to_json()
         row["player"] = row["player"]["text"]
         row["best"] = row["best"]["text"] if row["best"] else ""
+        row["heading"] = row["heading"]["text"] if row["heading"] else ""
         row["factors"] = "; ".join(row["factors"])
         writer.writerow(row)
     return out.getvalue()

@@ -1,0 +1,92 @@
+"""Where the player was heading: a misdrop told apart from a mistake, from the buttons.
+
+The piece's frames are played again on the simulator from its position with the player's
+buttons (they must lock it where it locked, else nothing is said). A press of Left, Right,
+A or B that moved nothing (the piece was blocked, or had locked a frame or two before) is
+wasted. If pressing it earlier, by up to MAX_EARLY frames, would have moved the piece and
+locked it elsewhere, the player was heading there and missed: a misdrop. The frames of
+slack are how many of those earlier frames would have made it. A wasted press that no
+earlier timing makes count (tapping against a wall) is no misdrop.
+"""
+
+from dataclasses import dataclass
+
+from nesbot._core.buttons import LEFT, RIGHT, A, B
+from nesbot.rating.positions import Place, Position
+
+MOVES = (LEFT, RIGHT, A, B)
+MAX_EARLY = 8  # frames a missed press is tried earlier
+BUTTON_NAMES = {LEFT: "Left", RIGHT: "Right", A: "A", B: "B"}
+
+
+@dataclass(frozen=True)
+class Intent:
+    """`heading`: where the player was heading (the locked place unless `misdrop`).
+    `missed`: the wasted press that made the misdrop, as (frame after the spawn, button).
+    `slack`: the frames before it at which that press would have reached `heading`."""
+
+    heading: Place
+    misdrop: bool
+    missed: tuple[int, str] | None = None
+    slack: int = 0
+
+
+def _play(position: Position, pads: bytes) -> tuple[Place | None, list[tuple[int, int]]]:
+    """Play the pads from the spawn: the lock's place (None if the piece is still falling
+    when they end) and the wasted presses as (frame, button)."""
+    game = position.game()
+    locked: Place | None = None
+    wasted: list[tuple[int, int]] = []
+    previous = position.held
+    for frame, pad in enumerate(pads):
+        newly = pad & ~previous
+        previous = pad
+        if locked is not None:
+            wasted.extend((frame, b) for b in MOVES if newly & b)  # after the lock
+            continue
+        x, _y, orientation = game.position
+        game.step(pad)
+        moved_x, _y, turned = game.position
+        if not game.active:
+            locked = game.position
+        for b in MOVES:
+            if newly & b and (moved_x == x if b in (LEFT, RIGHT) else turned == orientation):
+                wasted.append((frame, b))
+    return locked, wasted
+
+
+def _pressed_at(pads: bytes, frame: int, button: int, at: int) -> bytes:
+    """The pads with the press of `button` at `frame` made at `at` instead (a one-frame tap
+    there; where it is held at `frame`, the hold stays)."""
+    out = bytearray(pads)
+    if frame >= len(out):
+        out.extend(bytes(frame + 1 - len(out)))
+    out[frame] &= ~button
+    out[at] |= button
+    if at > 0:
+        out[at - 1] &= ~button  # a new press needs the button up the frame before
+    return bytes(out)
+
+
+def read_intent(position: Position, pads: bytes, late: bytes, place: Place) -> Intent | None:
+    """The intent behind locking at `place` with `pads` (the frames from the spawn to the
+    lock) and `late` (the frames just after it); None if the pads do not lock it there."""
+    locked, wasted = _play(position, pads + late)
+    if locked != place:
+        return None
+    for frame, button in wasted:
+        reached: list[Place] = []
+        for early in range(1, MAX_EARLY + 1):
+            at = frame - early
+            if at < 0:
+                break
+            elsewhere, _ = _play(position, _pressed_at(pads + late, frame, button, at))
+            if elsewhere is not None and elsewhere != place:
+                reached.append(elsewhere)
+            elif reached:
+                break  # the window of timings that work has closed
+        if reached:
+            heading = reached[0]
+            slack = sum(1 for p in reached if p == heading)
+            return Intent(heading, True, (frame, BUTTON_NAMES[button]), slack)
+    return Intent(place, False)
