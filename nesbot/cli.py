@@ -104,8 +104,12 @@ def _step_progress(what: str, log, stack: ExitStack) -> Callable:
     return lambda pad, emu: bar.advance_to(emu.frame)
 
 
-def _replay_observers(args: argparse.Namespace, stack: ExitStack) -> tuple:
-    """The emulator observers replay's --video, --show, --overlay and --realtime ask for."""
+def _replay_observers(
+    args: argparse.Namespace, stack: ExitStack, watch=None, game_only: bool = False
+) -> tuple:
+    """The emulator observers replay's --video, --show, --overlay and --realtime ask for;
+    `watch` says what the overlay draws (a GameWatch: the figures alone by default);
+    `game_only` leaves the menus out of the video."""
     observers: list = []
     if args.realtime:
         from nesbot.pace import Pacer
@@ -117,15 +121,15 @@ def _replay_observers(args: argparse.Namespace, stack: ExitStack) -> tuple:
     from nesbot.watch import GameWatch
 
     scale = _scale(args)
-    watch = GameWatch()  # the panel's figures; a replay has no plan to outline
+    watch = watch or GameWatch()  # the panel's figures; a replay has no plan to outline
     # Whole frames, one step late (nesbot.ppu), each with what the watch read for it.
     frames = WholeFrames(watch.info if args.overlay else None)
     observers[:0] = [watch, frames]  # first: the pacer waits after the picture is out
     if args.video:
         from nesbot.video import VideoWriter
 
-        writer = VideoWriter(args.video, scale, args.overlay, args.codec)
-        frames.consumers.append(stack.enter_context(writer))
+        writer = stack.enter_context(VideoWriter(args.video, scale, args.overlay, args.codec))
+        frames.consumers.append(writer if not game_only else _from_first_piece(watch, writer))
     if args.show:
         from nesbot.overlay import Renderer
         from nesbot.window import Window
@@ -133,6 +137,16 @@ def _replay_observers(args: argparse.Namespace, stack: ExitStack) -> tuple:
         window = Window(Renderer(scale, args.overlay), every_frame=args.realtime)
         frames.consumers.append(stack.enter_context(window))
     return tuple(observers)
+
+
+def _from_first_piece(watch, consume: Callable) -> Callable:
+    """A frame consumer that passes frames on once the watch has seen the game's first piece."""
+
+    def consume_game(picture, info, frame: int) -> None:
+        if watch.pieces:
+            consume(picture, info, frame)
+
+    return consume_game
 
 
 def run_verify(args: argparse.Namespace) -> int:
@@ -210,6 +224,12 @@ def run_rate(args: argparse.Namespace) -> int:
 
     if not args.game.lower().endswith(".fm2"):
         raise NesbotError(f"{args.game}: nesbot rate reads .fm2 input logs")
+    # --video is a replay's, with the ratings on its overlay
+    args.overlay, args.show, args.realtime = True, False, False
+    _check_codec(args)
+    if args.video:
+        _scale(args)
+        _check_writable(args.video, "video")
     log = read_fm2(args.game)
     rom = _find_rom(args)
     log.check_rom(rom.md5, fceux_rom_md5(rom.data))
@@ -240,6 +260,18 @@ def run_rate(args: argparse.Namespace) -> int:
             replay_observers=(replaying,),
             on_rated=rated,
         )
+    if args.video:
+        from nesbot.emulator import Emulator
+        from nesbot.rating.video import RatingWatch
+
+        with ExitStack() as stack:
+            observers = _replay_observers(args, stack, RatingWatch(rating.ratings), game_only=True)
+            observers += (_step_progress("rate: video", log, stack),)
+            with Emulator(rom.path) as emu:
+                emu.observers.extend(observers)
+                for pad in log.frames:
+                    emu.step(pad)
+        print(f"wrote {args.video}", file=sys.stderr)
     if args.json:
         print(to_json(rating))
     elif args.csv:
@@ -757,6 +789,20 @@ def build_parser() -> argparse.ArgumentParser:
     )
     rate.add_argument("--seed", type=_positive, default=0, help="chooses the playouts' pieces (0)")
     rate.add_argument("--workers", type=_positive, default=1, help="processes (1)")
+    rate.add_argument(
+        "--video",
+        metavar="FILE.mp4",
+        help="the game again, each piece's best placement and the player's outlined, its "
+        "grade on the panel (.mp4 or .webm)",
+    )
+    rate.add_argument(
+        "--scale", type=int, default=3, help="picture upscale, nearest neighbour, 1-8 (3: 720p)"
+    )
+    rate.add_argument(
+        "--codec",
+        choices=("nesbot", "x264"),
+        help="the .mp4's encoder: nesbot (default: lossless) or x264 (a smaller file)",
+    )
     rate.add_argument(
         "--given-speed",
         action="store_true",

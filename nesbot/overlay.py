@@ -65,6 +65,8 @@ class Figures:
     pieces: int
     tetrises: int
     cap: CapMoment | None = None
+    note: tuple[str, ...] = ()  # lines of text under the figures (a rating's verdict)
+    legend: tuple[str, str] = ("plan", "next piece's plan")  # what the two outlines show
 
     @property
     def tetris_rate(self) -> float | None:
@@ -209,9 +211,13 @@ def draw_panel(area: np.ndarray, scale: int, figures: Figures) -> None:
     if cap is not None:
         text(f"{SCORE_CAP_TEXT} REACHED", left, y, small, _CAP_RGB, thin)
         right_aligned(f"line {cap.lines}, level {cap.level}", y + 12 * s, small, _CAP_RGB, thin)
+        y += 27 * s
+    for line in figures.note:
+        text(line, left, y, small, _VALUE_RGB, thin)
+        y += 12 * s
     # A legend for the outlines, at the bottom of the panel.
     y = (SCREEN_HEIGHT - 22) * s
-    for words, rgb in (("plan", PLAN_RGB), ("next piece's plan", NEXT_PLAN_RGB)):
+    for words, rgb in zip(figures.legend, (PLAN_RGB, NEXT_PLAN_RGB), strict=True):
         size = 6 * s
         cv2.rectangle(area, (left, y - size), (left + size - 1, y - 1), rgb, s)
         text(words, left + size + 4 * s, y - s, small, _LABEL_RGB, thin)

@@ -21,8 +21,10 @@ CAP_BCD = 0x99  # each of the score's three BCD bytes at 999,999
 
 
 class Plans(Protocol):
-    planned_lock: Placement | None
-    planned_next_lock: Placement | None
+    @property
+    def planned_lock(self) -> Placement | None: ...
+    @property
+    def planned_next_lock(self) -> Placement | None: ...
 
 
 class GameWatch:

@@ -5,7 +5,10 @@ import csv
 import io
 import json
 import math
+from dataclasses import replace
+from types import SimpleNamespace
 
+import numpy as np
 import pytest
 
 import nesbot
@@ -18,6 +21,7 @@ from nesbot.cli import main
 from nesbot.evaluators import get_evaluator
 from nesbot.fm2 import Fm2Writer, fceux_rom_md5, read_fm2
 from nesbot.menus import GameSetup, start_game
+from nesbot.overlay import Renderer
 from nesbot.planning import PlannerSettings, build_planner
 from nesbot.play import play_game
 from nesbot.rating import report
@@ -28,6 +32,7 @@ from nesbot.rating.playouts import compare_places, playout_points
 from nesbot.rating.positions import Position, logged_pieces, placement_between
 from nesbot.rating.rater import Rater, RatingSettings, describe_place
 from nesbot.rating.speed import measure_speed
+from nesbot.rating.video import LEGEND, RatingWatch
 
 WELL = [0] * 16 + [0b1111111110] * 4  # four rows full but column 0
 EVALUATOR = get_evaluator("nesbot-trained")
@@ -310,6 +315,22 @@ def test_rate_command_rates_the_log(bot_game, bot_rating, capsys):
     args = ["rate", str(bot_game[0]), "--playouts", "2", "--horizon", "4"]
     assert main([*args, "--json"]) == 0
     assert json.loads(capsys.readouterr().out) == json.loads(report.to_json(bot_rating))
+
+
+def test_the_video_overlay_shows_the_rating_of_the_piece_on_screen(bot_rating):
+    watch = RatingWatch(bot_rating.ratings)
+    memory = np.zeros(0x800, np.uint8)
+    memory[ram.GAME_MODE], memory[ram.PLAY_STATE] = ram.MODE_PLAY, ram.PLAY_ACTIVE
+    emulator = SimpleNamespace(ram=memory, frame=0)
+    watch(0, emulator)  # the first piece's first frame: the screen shows it a frame later
+    watch(0, emulator)
+    first = bot_rating.ratings[0]
+    info = watch.info()
+    assert (info.plan, info.next_plan) == (first.best, first.player)
+    assert info.figures.legend == LEGEND and info.figures.note[0] == f"#1 {first.grade.upper()}"
+    plain = Renderer(1, panel=True).render(np.zeros((240, 256, 3), np.uint8), info).copy()
+    bare = replace(info, figures=replace(info.figures, note=()))
+    assert (Renderer(1, panel=True).render(np.zeros((240, 256, 3), np.uint8), bare) != plain).any()
 
 
 def test_rate_command_rejects_what_it_cannot_read(tmp_path, capsys):
