@@ -73,17 +73,15 @@ def build_planner(
     tap_interval: int | None = None,
     *,
     hold_shift: bool = False,
-    soft_drop: bool = False,
 ) -> Planner:
     """The planner for `evaluator` (anything nesbot._core.evaluate takes) and `settings`;
     `tap_interval` overrides the settings' tap rate (the bot's straddled reading).
-    `hold_shift` and `soft_drop` let the gamepad search also hold a direction until it
-    repeats (DAS) and press Down (a player's moves, which `nesbot rate` searches)."""
+    `hold_shift` lets the gamepad search also hold a direction until it repeats (DAS: a
+    player's move, which `nesbot rate` searches)."""
     planner = Planner(
         evaluator,
         tap_interval=tap_interval or settings.tap_interval,
         hold_shift=hold_shift,
-        soft_drop=soft_drop,
         second=settings.next_search,
         lookahead=settings.lookahead,
         width=settings.width,

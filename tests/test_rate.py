@@ -33,6 +33,7 @@ from nesbot.rating.positions import Position, logged_pieces, placement_between
 from nesbot.rating.rater import Rater, RatingSettings, describe_place
 from nesbot.rating.speed import measure_speed
 from nesbot.rating.video import LEGEND, RatingWatch
+from nesbot.video import probe_video
 
 WELL = [0] * 16 + [0b1111111110] * 4  # four rows full but column 0
 EVALUATOR = get_evaluator("nesbot-trained")
@@ -311,10 +312,14 @@ def test_reports_show_every_placement(bot_rating):
     assert len(rows) == len(bot_rating.ratings) and rows[0]["grade"] in GRADES
 
 
-def test_rate_command_rates_the_log(bot_game, bot_rating, capsys):
+def test_rate_command_rates_the_log_and_films_the_game(bot_game, bot_rating, capsys, tmp_path):
+    video = tmp_path / "rated.mp4"
     args = ["rate", str(bot_game[0]), "--playouts", "2", "--horizon", "4"]
-    assert main([*args, "--json"]) == 0
+    assert main([*args, "--json", "--video", str(video), "--scale", "1"]) == 0
     assert json.loads(capsys.readouterr().out) == json.loads(report.to_json(bot_rating))
+    facts = probe_video(video)
+    assert (facts.width, facts.height) == (256 + 128, 240)  # the game and the panel
+    assert abs(facts.frames - GAME_FRAMES) <= 2  # the game alone, from its first piece
 
 
 def test_the_video_overlay_shows_the_rating_of_the_piece_on_screen(bot_rating):
@@ -331,6 +336,17 @@ def test_the_video_overlay_shows_the_rating_of_the_piece_on_screen(bot_rating):
     plain = Renderer(1, panel=True).render(np.zeros((240, 256, 3), np.uint8), info).copy()
     bare = replace(info, figures=replace(info.figures, note=()))
     assert (Renderer(1, panel=True).render(np.zeros((240, 256, 3), np.uint8), bare) != plain).any()
+
+
+def test_rate_command_says_when_a_log_has_no_game(rom, tmp_path, capsys):
+    path = tmp_path / "menus.fm2"
+    with Fm2Writer(path, fceux_rom_md5(rom.data)) as log:
+        for _ in range(200):
+            log.write_frame(0)
+    assert main(["rate", str(path)]) == 2
+    assert "no game to rate" in capsys.readouterr().err
+    assert main(["rate", str(path), "--playouts", "1"]) == 2
+    assert "--playouts 1 is outside 2-1000" in capsys.readouterr().err
 
 
 def test_rate_command_rejects_what_it_cannot_read(tmp_path, capsys):

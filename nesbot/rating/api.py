@@ -1,7 +1,6 @@
 """`nesbot.rate`: the one call for tools that rate a game's log or a single position."""
 
 import os
-from dataclasses import replace
 
 from nesbot.errors import NesbotError
 from nesbot.evaluators import Evaluator, get_evaluator
@@ -46,7 +45,7 @@ def rate(
     if isinstance(game, Position):
         if place is None:
             raise NesbotError("rating a position needs the placement: (x, y, orientation)")
-        return Rater(replace(rating_settings, soft_drop=True)).rate(game, place)
+        return Rater(rating_settings).rate(game, place)
     path = os.fspath(game)
     if not path.lower().endswith(".fm2"):
         raise NesbotError(f"{path}: nesbot rates .fm2 input logs and positions")

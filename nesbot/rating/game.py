@@ -3,7 +3,7 @@ placement at that speed (on `workers` processes), and sum it up by stage."""
 
 import multiprocessing
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 
 from nesbot._core.pieces import KILL_SCREEN_LEVEL
 from nesbot.errors import NesbotError
@@ -65,7 +65,7 @@ class GameRating:
         return {
             "pieces": self.pieces,
             "start_level": self.start_level,
-            "speed": self.speed.__dict__ | {"tap_hz": self.speed.tap_hz},
+            "speed": asdict(self.speed) | {"tap_hz": self.speed.tap_hz},
             "not_found": sum(not r.found for r in self.ratings),
             "unrated": self.unrated,
             "game": figures(self.ratings),

@@ -25,10 +25,10 @@ FACTORS_SHOWN = 3
 @dataclass(frozen=True)
 class RatingSettings:
     """How placements are rated. `planner`: the search and judgement of the best
-    placement (its tap rate the player's); `das` and `soft_drop`: the search also holds a
-    direction until it repeats and presses Down, as the player did. Playouts: `playouts`
-    random piece sequences of `horizon` pieces each, played by the bot without lookahead;
-    `seed` chooses them."""
+    placement (its tap rate the player's); `das`: the search also holds a direction until
+    it repeats; `soft_drop`: the player's placement may also be found with Down pressed (the
+    best is chosen without). Playouts: `playouts` random piece sequences of `horizon`
+    pieces each, played by the bot at 30 Hz without lookahead; `seed` chooses them."""
 
     evaluator: Evaluator
     planner: PlannerSettings = DEFAULT_SETTINGS
