@@ -29,7 +29,7 @@ from nesbot.rating.game import rate_pieces
 from nesbot.rating.grades import GRADES, grade
 from nesbot.rating.intent import Intent, read_intent
 from nesbot.rating.playouts import compare_places, playout_points
-from nesbot.rating.positions import Position, logged_pieces, placement_between
+from nesbot.rating.positions import LoggedPiece, Position, logged_pieces, placement_between
 from nesbot.rating.rater import Rater, RatingSettings, describe_place
 from nesbot.rating.speed import measure_speed
 from nesbot.rating.video import LEGEND, RatingWatch
@@ -168,10 +168,32 @@ def test_taps_against_the_wall_and_the_bots_moves_are_no_misdrops(bot_pieces):
     intent = read_intent(position, pads + bytes(frames - len(pads)), b"", place)
     assert intent == Intent(place, False)
     assert read_intent(position, b"", b"", (5, 18, 0x02)) is None  # no lock: nothing said
-    for piece in bot_pieces[:-1]:
-        assert read_intent(piece.position, piece.pads, piece.late, piece.place) == Intent(
-            piece.place, False
+    for piece in bot_pieces[:-1]:  # each read as the game read it: along its path in RAM
+        intent = read_intent(
+            piece.position, piece.pads, piece.late, piece.place, piece.lead, piece.path
         )
+        assert intent == Intent(piece.place, False)
+
+
+def test_buttons_the_game_read_a_step_late_are_read_so():
+    """Where nes-py's step ends between the poll and the logic, each frame acts on the step
+    before's buttons: the path in RAM tells which reading the game made."""
+    position = Position.of([0] * 20, "T", "I", 18)
+    pads = bytes([0, RIGHT, 0, RIGHT] + [0] * 60)
+    lead = bytes([0, RIGHT])  # a Right on the spawn's step, read on the first frame
+    late_start = replace(position, held=lead[0])
+    game, trail = late_start.game(), []
+    for pad in bytes(lead[1:]) + pads:
+        game.step(pad)
+        trail.append(game.position)
+        if not game.active:
+            break
+    place = game.position
+    assert place == (8, 18, 0x02)  # three steps right: the spawn step's Right counted
+    steps = len(trail)
+    intent = read_intent(position, pads[:steps], b"", place, lead, tuple(trail))
+    assert intent == Intent(place, False)
+    assert read_intent(position, pads[:steps], b"", place, b"", tuple(trail)) is None
 
 
 def test_a_misdrop_is_graded_by_where_the_player_was_heading():
@@ -179,10 +201,12 @@ def test_a_misdrop_is_graded_by_where_the_player_was_heading():
     position = _position(piece="O")
     frames, place = _frames_to_lock(position, bytes([RIGHT, 0] * 4))  # toward the right wall
     assert place == (9, 14, 0x0A)  # the best place, beside the well
-    rating = rater.rate(position, place, pads=bytes([RIGHT, 0] * 4) + bytes(frames - 8))
+    pads = bytes([RIGHT, 0] * 4) + bytes(frames - 8)
+    rating = rater.rate(position, place, 1, LoggedPiece(1, 0, position, place, pads))
     assert rating.grade == "best" and rating.heading is None
-    late = bytes(frames)  # no input: the O stays at columns 4-5; a Right came too late
-    rating = rater.rate(position, (5, 14, 0x0A), pads=late, late=bytes([RIGHT]))
+    still = bytes(frames)  # no input: the O stays at columns 4-5; a Right came too late
+    logged = LoggedPiece(1, 0, position, (5, 14, 0x0A), still, late=bytes([RIGHT]))
+    rating = rater.rate(position, (5, 14, 0x0A), 1, logged)
     assert rating.heading == (6, 14, 0x0A) and rating.slack >= 1
     assert rating.misdrop_points is not None and rating.grade != "best"
 

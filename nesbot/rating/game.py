@@ -83,7 +83,7 @@ def _rate_one(job: tuple[RatingSettings, LoggedPiece]) -> PieceRating:
     if _rater is None or _rater[0] != settings:
         _rater = (settings, Rater(settings))
     assert piece.place is not None
-    return _rater[1].rate(piece.position, piece.place, piece.number, piece.pads, piece.late)
+    return _rater[1].rate(piece.position, piece.place, piece.number, piece)
 
 
 def _rate_all(jobs: list, workers: int) -> Iterator[PieceRating]:

@@ -9,7 +9,7 @@ slack are how many of those earlier frames would have made it. A wasted press th
 earlier timing makes count (tapping against a wall) is no misdrop.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from nesbot._core.buttons import LEFT, RIGHT, A, B
 from nesbot.rating.positions import Place, Position
@@ -31,12 +31,16 @@ class Intent:
     slack: int = 0
 
 
-def _play(position: Position, pads: bytes) -> tuple[Place | None, list[tuple[int, int]]]:
+def _play(
+    position: Position, pads: bytes
+) -> tuple[Place | None, list[tuple[int, int]], list[Place]]:
     """Play the pads from the spawn: the lock's place (None if the piece is still falling
-    when they end) and the wasted presses as (frame, button)."""
+    when they end), the wasted presses as (frame, button), and the piece's place after each
+    frame up to the lock."""
     game = position.game()
     locked: Place | None = None
     wasted: list[tuple[int, int]] = []
+    trail: list[Place] = []
     previous = position.held
     for frame, pad in enumerate(pads):
         newly = pad & ~previous
@@ -47,20 +51,19 @@ def _play(position: Position, pads: bytes) -> tuple[Place | None, list[tuple[int
         x, _y, orientation = game.position
         game.step(pad)
         moved_x, _y, turned = game.position
+        trail.append(game.position)
         if not game.active:
             locked = game.position
         for b in MOVES:
             if newly & b and (moved_x == x if b in (LEFT, RIGHT) else turned == orientation):
                 wasted.append((frame, b))
-    return locked, wasted
+    return locked, wasted, trail
 
 
 def _pressed_at(pads: bytes, frame: int, button: int, at: int) -> bytes:
     """The pads with the press of `button` at `frame` made at `at` instead (a one-frame tap
     there; where it is held at `frame`, the hold stays)."""
     out = bytearray(pads)
-    if frame >= len(out):
-        out.extend(bytes(frame + 1 - len(out)))
     out[frame] &= ~button
     out[at] |= button
     if at > 0:
@@ -68,19 +71,49 @@ def _pressed_at(pads: bytes, frame: int, button: int, at: int) -> bytes:
     return bytes(out)
 
 
-def read_intent(position: Position, pads: bytes, late: bytes, place: Place) -> Intent | None:
+def _readings(
+    position: Position, pads: bytes, late: bytes, lead: bytes
+) -> list[tuple[Position, bytes]]:
+    """The ways the game may have read the log's buttons: each frame its own step's (a step
+    is a whole frame), or the step before's (nes-py's step boundary between the poll and
+    the logic, as early in a session; nesbot/emulator.py)."""
+    own = (position, pads + late)
+    if len(lead) != 2 or not pads:
+        return [own]
+    before = (replace(position, held=lead[0]), bytes(lead[1:]) + pads + late[:-1])
+    return [own, before]
+
+
+def read_intent(
+    position: Position,
+    pads: bytes,
+    late: bytes,
+    place: Place,
+    lead: bytes = b"",
+    path: tuple[Place, ...] = (),
+) -> Intent | None:
     """The intent behind locking at `place` with `pads` (the frames from the spawn to the
-    lock) and `late` (the frames just after it); None if the pads do not lock it there."""
-    locked, wasted = _play(position, pads + late)
-    if locked != place:
-        return None
+    lock) and `late` (the frames just after it); None if no reading of the buttons plays
+    the piece as the game did (to `place`, and along `path`, its place after each frame,
+    when given). `lead`: the buttons of the two steps before the first frame, for the
+    reading one step late."""
+    for start, buttons in _readings(position, pads, late, lead):
+        locked, wasted, trail = _play(start, buttons)
+        if locked == place and (not path or tuple(trail) == path):
+            return _misdrop(start, buttons, place, wasted)
+    return None
+
+
+def _misdrop(
+    position: Position, buttons: bytes, place: Place, wasted: list[tuple[int, int]]
+) -> Intent:
     for frame, button in wasted:
         reached: list[Place] = []
         for early in range(1, MAX_EARLY + 1):
             at = frame - early
             if at < 0:
                 break
-            elsewhere, _ = _play(position, _pressed_at(pads + late, frame, button, at))
+            elsewhere, _, _ = _play(position, _pressed_at(buttons, frame, button, at))
             if elsewhere is not None and elsewhere != place:
                 reached.append(elsewhere)
             elif reached:

@@ -36,7 +36,7 @@ class Position:
     c, top row first); `piece` and `next`: orientation IDs (spawn orientations, as RAM
     holds them; Position.of takes letters); `das`: the shift counter carried over; `held`:
     buttons held (nes-py order) on the frame before, so that holding one through the spawn
-    is no new press."""
+    is no new press; `soft`: the ROM's Down counter (a game's first piece waits on it)."""
 
     rows: tuple[int, ...]
     piece: int
@@ -46,6 +46,7 @@ class Position:
     score: int = 0
     das: int = 0
     held: int = 0
+    soft: int = 0  # the ROM's Down counter: $A0 holds a game's first piece still a while
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "rows", tuple(self.rows))
@@ -88,6 +89,7 @@ class Position:
             score=_bcd_bytes(self.score, 3),
             das=self.das,
             held=self.held,
+            soft=self.soft,
             newly=0,
         )
         return Game.from_state(state)
@@ -152,6 +154,8 @@ class LoggedPiece:
     place: Place | None
     pads: bytes
     late: bytes = b""  # the LATE_FRAMES frames after the lock: a press there came too late
+    lead: bytes = b"\0\0"  # the buttons of the step before the spawn's and of the spawn's
+    path: tuple[Place, ...] = ()  # (x, y, orientation) in RAM after each step of `pads`
 
 
 LATE_FRAMES = 3
@@ -166,6 +170,8 @@ class _Falling:
     position: Position
     pads: bytearray
     late: bytearray
+    lead: bytes
+    path: list[Place]
     locked: bool = False
     seen_lock: Place | None = None  # (x, y, orientation) in RAM right after the lock
 
@@ -176,7 +182,14 @@ class _Falling:
                 self.position, next_spawn.board, next_spawn.lines, self.seen_lock
             )
         return LoggedPiece(
-            self.number, self.step, self.position, place, bytes(self.pads), bytes(self.late)
+            self.number,
+            self.step,
+            self.position,
+            place,
+            bytes(self.pads),
+            bytes(self.late),
+            self.lead,
+            tuple(self.path),
         )
 
 
@@ -190,6 +203,7 @@ def _position_from(state: ram.GameState) -> Position:
         score=state.score,
         das=state.das,
         held=state.held,
+        soft=state.soft_drop,
     )
 
 
@@ -200,6 +214,7 @@ def logged_pieces(
     the next has spawned (so its placement is known) or the game has ended."""
     falling: _Falling | None = None
     was_active = False
+    previous = 0
     with Emulator(rom.path) as emu:
         emu.observers.extend(observers)
         for pad in log.frames:
@@ -213,20 +228,29 @@ def logged_pieces(
                     yield falling.logged(state)
                     number = falling.number + 1
                 falling = _Falling(
-                    number, emu.frame, _position_from(state), bytearray(), bytearray()
+                    number,
+                    emu.frame,
+                    _position_from(state),
+                    bytearray(),
+                    bytearray(),
+                    bytes([previous, pad]),
+                    [],
                 )
             elif falling is not None and falling.locked and len(falling.late) < LATE_FRAMES:
                 falling.late.append(pad)
             if falling is not None and was_active:
                 falling.pads.append(pad)  # the buttons that moved the piece this frame
                 falling.locked = not active
-                if not active and memory[ram.CURRENT_PIECE] != ram.PIECE_HIDDEN:
-                    falling.seen_lock = (
-                        _signed(memory[ram.TETRIMINO_X]),
-                        _signed(memory[ram.TETRIMINO_Y]),
-                        int(memory[ram.CURRENT_PIECE]),
-                    )
+                seen = (
+                    _signed(memory[ram.TETRIMINO_X]),
+                    _signed(memory[ram.TETRIMINO_Y]),
+                    int(memory[ram.CURRENT_PIECE]),
+                )
+                falling.path.append(seen)
+                if not active and seen[2] != ram.PIECE_HIDDEN:
+                    falling.seen_lock = seen
             was_active = active
+            previous = pad
             if memory[ram.PLAY_STATE] == ram.PLAY_TOPPED_OUT:
                 break
     if falling is not None:

@@ -17,7 +17,7 @@ from nesbot.planning import DEFAULT_SETTINGS, PlannerSettings, build_planner
 from nesbot.rating.grades import grade
 from nesbot.rating.intent import read_intent
 from nesbot.rating.playouts import DEFAULT_HORIZON, DEFAULT_PLAYOUTS, compare_places
-from nesbot.rating.positions import Place, Position
+from nesbot.rating.positions import LoggedPiece, Place, Position
 
 FACTORS_SHOWN = 3
 
@@ -176,12 +176,11 @@ class Rater:
         position: Position,
         place: Place,
         number: int = 1,
-        pads: bytes = b"",
-        late: bytes = b"",
+        logged: LoggedPiece | None = None,
     ) -> PieceRating:
         """Rate locking the position's piece at `place` (piece `number` of its game, which
-        chooses the playouts' pieces). With the buttons of its frames (`pads`, from the
-        spawn to the lock, and `late`, those just after), a misdrop is told apart."""
+        chooses the playouts' pieces). With the piece as a log showed it (its buttons and
+        path), a misdrop is told apart."""
         game = position.game()
         if place not in game.resting_places():
             x, y, orientation = place
@@ -192,7 +191,11 @@ class Rater:
         found = self.reaches(game, place)
         plan = self.planner.plan(game)
         best = (plan[1], plan[2], plan[3]) if plan is not None else None
-        intent = read_intent(position, pads, late, place) if pads else None
+        intent = None
+        if logged is not None and logged.pads:
+            intent = read_intent(
+                position, logged.pads, logged.late, place, logged.lead, logged.path
+            )
         heading = intent.heading if intent is not None and intent.misdrop else None
         decided = heading or place
         lost = lost_se = misdrop = misdrop_se = None
