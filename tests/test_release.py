@@ -136,6 +136,12 @@ def test_the_wheel_holds_the_compiled_core_stubs_and_license(release):
     stubs |= {f"nesbot/video/{path.name}" for path in (ROOT / "nesbot" / "video").glob("*.pyi")}
     assert stubs <= names, f"missing stubs: {sorted(stubs - names)}"
     assert "nesbot/py.typed" in names
+    modules = {  # every module of the checkout's package, its subpackages too
+        path.relative_to(ROOT).as_posix()
+        for path in (ROOT / "nesbot").rglob("*.py")
+        if "_core" not in path.parts and "__pycache__" not in path.parts
+    }
+    assert modules <= names, f"modules missing from the wheel: {sorted(modules - names)}"
     (dist_info,) = {name.split("/")[0] for name in names if ".dist-info/" in name}
     assert f"{dist_info}/licenses/LICENSE" in names
     assert not [name for name in names if name.endswith(".c")], "C sources in the wheel"
