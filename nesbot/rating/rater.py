@@ -103,8 +103,9 @@ def _place_json(place: Place) -> dict:
 
 def _terms(position: Position, place: Place, evaluator: Evaluator) -> dict[str, tuple]:
     after = position.after(place)
-    cleared = ram.bcd_value(*after.state()["lines"]) - position.lines
-    rows = after.state()["rows"][2:]
+    state = after.state()
+    cleared = ram.bcd_value(*state["lines"]) - position.lines
+    rows = state["rows"][2:]
     return {
         name: (value, term) for name, value, _w, term in evaluate_trace(rows, cleared, 0, evaluator)
     }
