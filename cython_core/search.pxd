@@ -105,6 +105,7 @@ cdef class Planner:
     cdef Searcher unknown            # placements of pieces not shown yet (plain paths)
     cdef Weights weights
     cdef bint plain_second           # the next piece's placements come from plain paths only
+    cdef bint plain_first            # so do the current piece's (a cheap policy: playouts)
     cdef public int lookahead        # unknown pieces weighed after the known ones (0 or 1)
     cdef public int width            # first placements the lookahead (and the next piece's
                                      # search) re-judge

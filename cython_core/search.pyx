@@ -33,6 +33,7 @@ from nesbot._core.evaluate cimport (
 from nesbot._core.game cimport Game
 from nesbot._core.pieces cimport (
     NES_CELLS,
+    NES_ORIENTATIONS,
     NES_PIECE_TYPE,
     NES_ROTATE_A,
     NES_ROTATE_B,
@@ -428,6 +429,17 @@ cdef inline double top_out_value(const Weights* w) noexcept nogil:
     return 1e6 + 22 * w.ceiling_weight
 
 
+cdef void _check_pieces(Game game) except *:
+    """Refuse a game whose piece or next piece is no orientation ($13 is the hidden piece:
+    RAM read while the ROM copies a spawn back shows it active), which the tables would
+    be indexed out of bounds with."""
+    if game.g.piece.orientation >= NES_ORIENTATIONS or game.g.next_piece >= NES_ORIENTATIONS:
+        raise ValueError(
+            f"no piece to plan: orientation ${game.g.piece.orientation:02X}, next "
+            f"${game.g.next_piece:02X} (valid: $00-${NES_ORIENTATIONS - 1:02X})"
+        )
+
+
 cdef class Planner:
     """The search chain: every placement of the current piece x every placement of the
     next; the evaluator judges the final board (nesbot._core.evaluate's Verdict: the
@@ -438,7 +450,9 @@ cdef class Planner:
     tap rate then. Ties go to the first found.
 
     `weights`: anything nesbot._core.evaluate takes (nesbot.weights.Weights, an evaluator
-    of nesbot.evaluators, or 17/18 floats). `second`: "plain" finds the next piece's
+    of nesbot.evaluators, or 17/18 floats). `first`: "search", the current piece's
+    placements come from the gamepad search; "plain", from plain paths only (a tenth of
+    the cost: the cheap policy `nesbot rate`'s playouts play). `second`: "plain" finds the next piece's
     placements by plain paths (rotate and shift as early as allowed, then fall); "search"
     then judges the `width` best first placements again with the next piece's gamepad
     search (tucks and spins too), where their board has a spot only those reach
@@ -451,7 +465,9 @@ cdef class Planner:
 
     def __init__(self, weights, int tap_interval=2, bint shift_and_rotate=True,
                  bint hold_shift=False, bint soft_drop=False, bint one_button=False,
-                 str second="plain", int lookahead=0, int width=8):
+                 str second="plain", int lookahead=0, int width=8, str first="search"):
+        if first not in ("plain", "search"):
+            raise ValueError(f"first must be 'plain' or 'search', not {first!r}")
         if second not in ("plain", "search"):
             raise ValueError(f"second must be 'plain' or 'search', not {second!r}")
         if lookahead not in (0, 1):
@@ -460,6 +476,7 @@ cdef class Planner:
             raise ValueError(f"width {width} is outside 1-{MAX_WIDTH}")
         load_weights(weights, &self.weights)
         self.plain_second = second == "plain"
+        self.plain_first = first == "plain"
         self.lookahead = lookahead
         self.width = width
         self.premove = 0
@@ -520,7 +537,11 @@ cdef class Planner:
     cdef void _search_first(self, const GameC* g) noexcept nogil:
         """Search the active piece's placements; no candidates yet."""
         self.candidate_count = 0
-        self.first.search(&g.board, &g.piece, g.held, g.level)
+        if self.plain_first:
+            self.first._clear_placements()
+            self.first._add_plain(&g.board, &g.piece, g.held, g.level)
+        else:
+            self.first.search(&g.board, &g.piece, g.held, g.level)
         self.nodes_searched = self.first.count
         self.truncated_last = self.first.truncated
 
@@ -805,6 +826,7 @@ cdef class Planner:
         --reaction mode, before the bot may use the next piece)."""
         cdef int best
         cdef Verdict verdict
+        _check_pieces(game)
         with nogil:
             best = self.choose_blind(&game.g, &verdict)
         return self._result(best, &verdict)
@@ -814,6 +836,7 @@ cdef class Planner:
         None when the piece has no placement at all."""
         cdef int best
         cdef Verdict verdict
+        _check_pieces(game)
         with nogil:
             best = self.choose(&game.g, &verdict)
         return self._result(best, &verdict)

@@ -98,7 +98,9 @@ class Bot:
         reading_changed = self._observe_poll(memory)
         if was_aligned and frame + 1 >= AND_ONSET.stop:
             self.reading, reading_changed = STRADDLED, True
-        if not ram.piece_active(memory):
+        if not ram.piece_active(memory) or memory[ram.CURRENT_PIECE] == ram.PIECE_HIDDEN:
+            # Hidden yet active: the step ended while the ROM copied a spawn back to RAM
+            # (steps inside the game logic); the piece shows a step later.
             self._expected = None
             return self._send(0)
         if self._expected is None:

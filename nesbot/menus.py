@@ -50,20 +50,21 @@ class GameSetup:
         return self.seed % SEED_IDLE_FRAMES
 
 
-def start_game(emu: Emulator, setup: GameSetup) -> ram.GameState:
+def start_game(emu: Emulator, setup: GameSetup, align: bool = True) -> ram.GameState:
     """Drive the menus to the first frame RAM shows the first piece active.
 
     Works from power-on or from any later menu screen (a saved state), since every stage
-    is chosen by what RAM shows.
+    is chosen by what RAM shows. `align`: see game_inputs.
     """
-    _drive(emu, game_inputs(emu.ram, setup, lambda: emu.frame))
+    _drive(emu, game_inputs(emu.ram, setup, lambda: emu.frame, align))
     return ram.decode(emu.ram)
 
 
-def reach_level_menu(emu: Emulator, music: int = 0) -> None:
+def reach_level_menu(emu: Emulator, music: int = 0, align: bool = True) -> None:
     """From power-on to the level menu at the first aligned frame (a state worth saving:
-    start_game goes on from it for any level and seed)."""
-    _drive(emu, level_menu_inputs(emu.ram, music, lambda: emu.frame))
+    start_game goes on from it for any level and seed); without `align`, as soon as the
+    menus allow."""
+    _drive(emu, level_menu_inputs(emu.ram, music, lambda: emu.frame, align))
 
 
 def choose_game_type(emu: Emulator, music: int) -> None:
@@ -71,13 +72,16 @@ def choose_game_type(emu: Emulator, music: int) -> None:
     _drive(emu, _game_type_inputs(emu.ram, music))
 
 
-def game_inputs(memory: np.ndarray, setup: GameSetup, steps: Steps) -> Pads:
+def game_inputs(memory: np.ndarray, setup: GameSetup, steps: Steps, align: bool = True) -> Pads:
     """The buttons from power-on (or any menu) to the game's first active frame; raises
-    NesbotError if the ROM does not get there or starts another level."""
+    NesbotError if the ROM does not get there or starts another level. Without `align`
+    the game starts as soon as the menus allow, as a person's does (from power-on: outside
+    the aligned steps, nesbot.emulator)."""
     yield from _to_level_menu(memory, setup.music)
     # Wait in the level menu until nes-py's step boundary lies after the game logic, so
     # that every step of the game is one whole frame (nesbot.emulator), then for the seed.
-    while steps() < ALIGNED_FRAMES.start + setup.seed_frames:
+    first = steps()
+    while steps() < (ALIGNED_FRAMES.start if align else first) + setup.seed_frames:
         yield 0
     target = setup.level % 10
     while memory[ram.START_LEVEL] != target:
@@ -104,10 +108,10 @@ def game_inputs(memory: np.ndarray, setup: GameSetup, steps: Steps) -> Pads:
         raise NesbotError(f"the game started at level {level}, not {setup.level}")
 
 
-def level_menu_inputs(memory: np.ndarray, music: int, steps: Steps) -> Pads:
-    """The buttons from power-on to the level menu at the first aligned step."""
+def level_menu_inputs(memory: np.ndarray, music: int, steps: Steps, align: bool = True) -> Pads:
+    """The buttons from power-on to the level menu (at the first aligned step)."""
     yield from _to_level_menu(memory, music)
-    while steps() < ALIGNED_FRAMES.start:
+    while align and steps() < ALIGNED_FRAMES.start:
         yield 0
 
 

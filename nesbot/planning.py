@@ -73,15 +73,18 @@ def build_planner(
     tap_interval: int | None = None,
     *,
     hold_shift: bool = False,
+    plain_first: bool = False,
 ) -> Planner:
     """The planner for `evaluator` (anything nesbot._core.evaluate takes) and `settings`;
     `tap_interval` overrides the settings' tap rate (the bot's straddled reading).
     `hold_shift` lets the gamepad search also hold a direction until it repeats (DAS: a
-    player's move, which `nesbot rate` searches)."""
+    player's move, which `nesbot rate` searches). `plain_first`: the current piece's
+    placements too come from plain paths only (the cheap policy of rate's playouts)."""
     planner = Planner(
         evaluator,
         tap_interval=tap_interval or settings.tap_interval,
         hold_shift=hold_shift,
+        first="plain" if plain_first else "search",
         second=settings.next_search,
         lookahead=settings.lookahead,
         width=settings.width,

@@ -63,6 +63,32 @@ def test_python_callers_get_type_errors_not_crashes():
             call(None)
 
 
+def test_a_hidden_piece_is_refused_not_planned():
+    """RAM read while the ROM copies a spawn back shows the play state active and the piece
+    still hidden ($13): no piece tables may be read with it."""
+    state = Game.spawned([0] * 20, T_DOWN, I_HORIZONTAL, 18).state()
+    for key in ("orientation", "next_piece"):
+        game = Game.from_state(state | {key: 0x13})
+        for plan in (Planner(MEATFIGHTER).plan, Planner(MEATFIGHTER).plan_blind):
+            with pytest.raises(ValueError, match="no piece to plan"):
+                plan(game)
+
+
+def test_plain_first_placements_are_the_plain_paths_and_cheaper():
+    game = Game.spawned(_review_board(), T_DOWN, I_HORIZONTAL, 18)
+    plain = Planner(MEATFIGHTER, first="plain")
+    pads, x, y, orientation, _value = plain.plan(game)
+    assert (x, y, orientation) in Searcher().plain_placements_of(game)
+    searched = Planner(MEATFIGHTER)
+    searched.plan(game)
+    assert plain.nodes_searched < searched.nodes_searched
+    played = game.copy()
+    played.run(pads)
+    assert played.position == (x, y, orientation) and not played.active
+    with pytest.raises(ValueError, match="first must be"):
+        Planner(MEATFIGHTER, first="deep")
+
+
 def test_a_search_out_of_room_says_so_and_still_moves():
     """With too little node capacity the search is truncated: it says so, adds the plain
     paths' placements, and every placement it gives still locks where it says."""

@@ -5,6 +5,7 @@ import csv
 import io
 import json
 import math
+import warnings
 from dataclasses import replace
 from types import SimpleNamespace
 
@@ -18,9 +19,10 @@ from nesbot._core.game import Game
 from nesbot._core.simulate import play
 from nesbot.bot import Bot
 from nesbot.cli import main
+from nesbot.errors import NesbotWarning
 from nesbot.evaluators import get_evaluator
 from nesbot.fm2 import Fm2Writer, fceux_rom_md5, read_fm2
-from nesbot.menus import GameSetup, start_game
+from nesbot.menus import GameSetup, reach_level_menu, start_game
 from nesbot.overlay import Renderer
 from nesbot.planning import PlannerSettings, build_planner
 from nesbot.play import play_game
@@ -29,7 +31,13 @@ from nesbot.rating.game import rate_pieces
 from nesbot.rating.grades import GRADES, grade
 from nesbot.rating.intent import Intent, read_intent
 from nesbot.rating.playouts import compare_places, playout_points
-from nesbot.rating.positions import LoggedPiece, Position, logged_pieces, placement_between
+from nesbot.rating.positions import (
+    LoggedPiece,
+    Position,
+    _shows_spawn,
+    logged_pieces,
+    placement_between,
+)
 from nesbot.rating.rater import Rater, RatingSettings, describe_place
 from nesbot.rating.speed import measure_speed
 from nesbot.rating.video import LEGEND, RatingWatch
@@ -273,22 +281,59 @@ GAME_FRAMES = 1_800
 
 
 @pytest.fixture(scope="session")
-def bot_game(rom, emulator, boot, tmp_path_factory):
-    """A level-18 game the bot played from power-on (at 20 Hz, so its speed shows), as an
-    .fm2 log, with the number of pieces it played."""
+def bot_game(rom, emulator, tmp_path_factory):
+    """A level-18 game the bot played at 20 Hz (so its speed shows), as an .fm2 log from
+    power-on with the menus passed as soon as they allow, as a person's log is: the game
+    is in the steps where nes-py's step boundary lies before or inside the game logic."""
     path = tmp_path_factory.mktemp("rate") / "bot.fm2"
     settings = PlannerSettings(tap_hz=20)
     bot = Bot(EVALUATOR, settings)
     with Fm2Writer(path, fceux_rom_md5(rom.data), [("seed", "2")]) as log:
-        for pad in boot.pads:
-            log.write_frame(pad)
-        emulator.load_state(boot.state)
-        emulator.observers[:] = [lambda pad, _emu: log.write_frame(pad)]
-        setup = GameSetup(level=18, seed=2)
-        start_game(emulator, setup)
-        result = play_game(emulator, setup, rom, policy=bot, max_frames=GAME_FRAMES)
-    emulator.observers.clear()
+        result = _play_from_power_on(emulator, rom, bot, log, GAME_FRAMES)
     return path, result.pieces, settings
+
+
+def _play_from_power_on(emulator, rom, bot, log, frames, start_after=0):
+    """The bot's level-18 game, logged from power-on; it starts as soon as the menus allow
+    after `start_after` steps (the bot warns that it plays outside the aligned steps)."""
+    emulator.power_on()
+    emulator.observers[:] = [lambda pad, _emu: log.write_frame(pad)]
+    setup = GameSetup(level=18, seed=2)
+    reach_level_menu(emulator, align=False)
+    while emulator.frame < start_after:
+        emulator.step(0)
+    start_game(emulator, setup, align=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NesbotWarning)
+        result = play_game(emulator, setup, rom, policy=bot, max_frames=frames)
+    emulator.observers.clear()
+    return result
+
+
+def test_pieces_are_read_where_steps_end_inside_the_game_logic(rom, emulator, tmp_path):
+    """Around step 11,000 nes-py's step ends inside the game logic: RAM can show a piece
+    active before its place is copied back, and its places a step late or part-updated.
+    Every piece is still read at its spawn and its buttons still play it where it locked."""
+    path = tmp_path / "mid.fm2"
+    with Fm2Writer(path, fceux_rom_md5(rom.data)) as log:
+        result = _play_from_power_on(
+            emulator, rom, Bot(EVALUATOR), log, frames=1_500, start_after=10_600
+        )
+    shown_early = []
+
+    def spawn_shown_early(_pad, emu):  # active, while the place is still the last piece's
+        memory = emu.ram
+        if ram.piece_active(memory) and not _shows_spawn(memory):
+            shown_early.append(emu.frame)
+
+    pieces = list(logged_pieces(rom, read_fm2(path), (spawn_shown_early,)))
+    assert len(pieces) == result.pieces and shown_early
+    for piece in pieces[:-1]:
+        assert piece.place is not None
+        intent = read_intent(
+            piece.position, piece.pads, piece.late, piece.place, piece.lead, piece.path
+        )
+        assert intent == Intent(piece.place, False)
 
 
 @pytest.fixture(scope="session")

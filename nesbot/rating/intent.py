@@ -9,6 +9,7 @@ slack are how many of those earlier frames would have made it. A wasted press th
 earlier timing makes count (tapping against a wall) is no misdrop.
 """
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from nesbot._core.buttons import LEFT, RIGHT, A, B
@@ -97,11 +98,45 @@ def read_intent(
     the piece as the game did (to `place`, and along `path`, its place after each frame,
     when given). `lead`: the buttons of the two steps before the first frame, for the
     reading one step late."""
-    for start, buttons in _readings(position, pads, late, lead):
-        locked, wasted, trail = _play(start, buttons)
-        if locked == place and (not path or tuple(trail) == path):
-            return _misdrop(start, buttons, place, wasted)
+    plays = [
+        (start, buttons, *_play(start, buttons))
+        for start, buttons in _readings(position, pads, late, lead)
+    ]
+    # Frame by frame first. Else by the route: where nes-py's step ends inside the game
+    # logic, RAM shows the piece's place a step late, or part-updated (the shift made, the
+    # drop of the same frame not yet), so RAM's places need only follow the route's order.
+    spawn = position.game().position
+    for same in (
+        lambda trail: tuple(trail) == path,
+        lambda trail: _in_order(_route(path), _route([spawn, *trail])),
+    ):
+        for start, buttons, locked, wasted, trail in plays:
+            if locked == place and (not path or same(trail)):
+                return _misdrop(start, buttons, place, wasted)
     return None
+
+
+def _route(places: Sequence[Place]) -> list[Place]:
+    """The places in the order the piece passed them, each once per stay."""
+    return [p for k, p in enumerate(places) if k == 0 or places[k - 1] != p]
+
+
+def _in_order(seen: list[Place], route: list[Place]) -> bool:
+    """Every place of `seen` is on `route` in the same order, or between two places in a
+    row of it (each coordinate the one's or the next's: a place RAM showed part-updated)."""
+    k = 0
+    for place in seen:
+        while k < len(route) and not (
+            route[k] == place
+            or (
+                k > 0
+                and all(c in (a, b) for c, a, b in zip(place, route[k - 1], route[k], strict=True))
+            )
+        ):
+            k += 1
+        if k == len(route):
+            return False
+    return True
 
 
 def _misdrop(

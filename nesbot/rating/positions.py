@@ -10,6 +10,8 @@ so whatever read the game (RAM here, a screen later), no placement is invented.
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 from nesbot import ram
 from nesbot._core.game import Game
 from nesbot._core.pieces import PIECE_NAMES, SPAWN_TABLE
@@ -17,6 +19,8 @@ from nesbot.emulator import Emulator
 from nesbot.errors import NesbotError
 from nesbot.fm2 import InputLog
 from nesbot.rom import Rom
+
+SPAWN_X = 5  # as cython_core/rules.pxd
 
 Place = tuple[int, int, int]  # x, y, orientation ID where the piece locked
 
@@ -213,6 +217,7 @@ def logged_pieces(
     """Replay the log's first game on the emulator and yield its pieces in order, each once
     the next has spawned (so its placement is known) or the game has ended."""
     falling: _Falling | None = None
+    spawn: tuple[int, bytes] | None = None  # a spawn whose position is still to be read
     was_active = False
     previous = 0
     with Emulator(rom.path) as emu:
@@ -222,23 +227,21 @@ def logged_pieces(
             memory = emu.ram
             active = ram.piece_active(memory)
             if active and not was_active:
+                spawn = (emu.frame, bytes([previous, pad]))
+            elif falling is not None and falling.locked and len(falling.late) < LATE_FRAMES:
+                falling.late.append(pad)
+            if spawn is not None and active and _shows_spawn(memory):
                 state = ram.decode(memory)
                 number = 1
                 if falling is not None:
                     yield falling.logged(state)
                     number = falling.number + 1
+                step, lead = spawn
                 falling = _Falling(
-                    number,
-                    emu.frame,
-                    _position_from(state),
-                    bytearray(),
-                    bytearray(),
-                    bytes([previous, pad]),
-                    [],
+                    number, step, _position_from(state), bytearray(), bytearray(), lead, []
                 )
-            elif falling is not None and falling.locked and len(falling.late) < LATE_FRAMES:
-                falling.late.append(pad)
-            if falling is not None and was_active:
+                spawn = None
+            if falling is not None and was_active and spawn is None:
                 falling.pads.append(pad)  # the buttons that moved the piece this frame
                 falling.locked = not active
                 seen = (
@@ -255,6 +258,20 @@ def logged_pieces(
                 break
     if falling is not None:
         yield falling.logged(None)
+
+
+def _shows_spawn(memory: np.ndarray) -> bool:
+    """RAM shows the new piece where it spawns. Where nes-py's step ends inside the game
+    logic (early in a session, as in a log that starts its game soon after power-on), it
+    can end while the ROM copies the player's state back to $60-$7F, top down: the play
+    state already reads active, the piece is still the last one (or hidden). The rest
+    shows a step later, before the piece's first input has acted; its buttons still count
+    from the step that first showed it active."""
+    return (
+        memory[ram.TETRIMINO_X] == SPAWN_X
+        and memory[ram.TETRIMINO_Y] == 0
+        and memory[ram.CURRENT_PIECE] in SPAWN_TABLE
+    )
 
 
 def _signed(byte: int) -> int:

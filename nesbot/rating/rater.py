@@ -135,10 +135,13 @@ class Rater:
         # The best placement among those reachable without soft drop: Down adds only
         # tucks and spins low in the stack, at several times the search's cost.
         self.planner = build_planner(settings.evaluator, planner_settings, hold_shift=settings.das)
-        # The game after a placement goes on as the bot plays it (30 Hz, the two known
-        # pieces): a slower tap rate costs the search ten times more and values alike.
+        # The game after a placement goes on as the bot plays it with the two known pieces,
+        # at 30 Hz and by plain paths only: a tenth of the gamepad search's cost, and both
+        # places are played out by the same policy.
         self.playout_planner = build_planner(
-            settings.evaluator, replace(planner_settings, tap_hz=30, lookahead=0, premove=0)
+            settings.evaluator,
+            replace(planner_settings, tap_hz=30, lookahead=0, premove=0),
+            plain_first=True,
         )
         interval, das = planner_settings.tap_interval, settings.das
         self.searchers = [Searcher(interval, hold_shift=das)]
