@@ -28,7 +28,8 @@ from nesbot.rom import Rom, find_rom
 
 def record(rom: Rom, path: Path, args: argparse.Namespace) -> tuple[int, int]:
     """A game of up to args.pieces pieces as an .fm2 log: (pieces, frames since power-on)."""
-    bot = Bot(get_evaluator(args.evaluator), PlannerSettings(tap_hz=args.tap_hz))
+    settings = PlannerSettings(tap_hz=args.tap_hz, lookahead=args.lookahead)
+    bot = Bot(get_evaluator(args.evaluator), settings)
     setup = GameSetup(level=args.level, seed=args.seed)
     with Emulator(rom.path) as emu, Fm2Writer(path, fceux_rom_md5(rom.data)) as log:
         emu.observers.append(lambda pad, _emu: log.write_frame(pad))
@@ -51,6 +52,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--evaluator", default="el-tetris")
     parser.add_argument("--tap-hz", type=int, default=15)
+    parser.add_argument("--lookahead", type=int, default=1)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--playouts", type=int, default=8)
     args = parser.parse_args()

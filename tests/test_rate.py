@@ -39,7 +39,7 @@ from nesbot.rating.positions import (
     placement_between,
 )
 from nesbot.rating.rater import Rater, RatingSettings, describe_place
-from nesbot.rating.speed import measure_speed
+from nesbot.rating.speed import measure_speed, miss_chance
 from nesbot.rating.video import LEGEND, RatingWatch
 from nesbot.video import probe_video
 
@@ -135,6 +135,27 @@ def test_speed_is_the_fastest_repeated_press_and_the_habits_shown():
     assert measure_speed([b"\x00" * 5]).tap_hz == 30  # never tapped twice: the fastest
 
 
+def test_precision_is_the_spread_of_the_intervals_within_runs_of_taps():
+    def taps(*frames: int) -> bytes:
+        pads = bytearray(max(frames) + 2)
+        for frame in frames:
+            pads[frame] = LEFT
+        return bytes(pads)
+
+    steady = measure_speed([taps(0, 4, 8, 12, 16)])  # a run every 4 frames, exactly
+    assert steady.timing_sd == 0 and miss_chance(1, steady.timing_sd) == 0
+    # Intervals 3, 5, 3, 5 about their mean 4: variance 4/3 per interval, 2/3 per press.
+    shaky = measure_speed([taps(0, 3, 8, 11, 16)])
+    assert shaky.timing_sd == pytest.approx(math.sqrt(2 / 3))
+    assert "timing spread 0.82" in shaky.describe()
+    # Taps more than RUN_GAP frames apart start a new run; two taps are no run.
+    assert measure_speed([taps(0, 30)]).timing_sd is None
+    assert miss_chance(3, None) is None
+    # A window of s frames aimed at its middle: missed when the error passes s / 2.
+    assert miss_chance(2, 1.0) == pytest.approx(1 - math.erf(1 / math.sqrt(2)))
+    assert miss_chance(1, 1.0) > miss_chance(2, 1.0) > miss_chance(8, 1.0)
+
+
 # --- misdrops ----------------------------------------------------------------------------------
 
 
@@ -217,6 +238,14 @@ def test_a_misdrop_is_graded_by_where_the_player_was_heading():
     rating = rater.rate(position, (5, 14, 0x0A), 1, logged)
     assert rating.heading == (6, 14, 0x0A) and rating.slack >= 1
     assert rating.misdrop_points is not None and rating.grade != "best"
+    assert rating.miss_chance is None and rating.misdrop_expected_points is None  # unmeasured
+    shaky = Rater(RatingSettings(EVALUATOR, playouts=4, horizon=6, timing_sd=1.5))
+    weighed = shaky.rate(position, (5, 14, 0x0A), 1, logged)
+    assert weighed.miss_chance == miss_chance(weighed.slack, 1.5)
+    assert weighed.misdrop_expected_points == pytest.approx(
+        weighed.miss_chance * weighed.misdrop_points
+    )
+    assert weighed.to_json()["miss_chance"] == round(weighed.miss_chance, 4)
 
 
 # --- playouts and grades ----------------------------------------------------------------------

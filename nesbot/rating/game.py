@@ -54,6 +54,11 @@ class GameRating:
                 "misdrop_points_per_placement": (
                     round(sum(r.misdrop_points or 0.0 for r in ratings) / count) if count else None
                 ),
+                "misdrop_expected_points_per_placement": (
+                    round(sum(r.misdrop_expected_points or 0.0 for r in ratings) / count)
+                    if count
+                    else None
+                ),
             }
 
         stages = {
@@ -129,6 +134,7 @@ def rate_pieces(
             planner=replace(settings.planner, tap_hz=speed.tap_hz),
             das=speed.das,
             soft_drop=speed.soft_drop,
+            timing_sd=speed.timing_sd,
         )
     placed = [piece for piece in pieces if piece.place is not None]
     unrated = [piece.number for piece in pieces if piece.place is None]

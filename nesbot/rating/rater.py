@@ -18,6 +18,7 @@ from nesbot.rating.grades import grade
 from nesbot.rating.intent import read_intent
 from nesbot.rating.playouts import DEFAULT_HORIZON, DEFAULT_PLAYOUTS, compare_places
 from nesbot.rating.positions import LoggedPiece, Place, Position
+from nesbot.rating.speed import miss_chance
 
 FACTORS_SHOWN = 3
 
@@ -28,7 +29,9 @@ class RatingSettings:
     placement (its tap rate the player's); `das`: the search also holds a direction until
     it repeats; `soft_drop`: the player's placement may also be found with Down pressed (the
     best is chosen without). Playouts: `playouts` random piece sequences of `horizon`
-    pieces each, played by the bot at 30 Hz without lookahead; `seed` chooses them."""
+    pieces each, played by the bot at 30 Hz without lookahead; `seed` chooses them.
+    `timing_sd`: the player's press timing spread in frames (speed.py), which weighs a
+    misdrop's cost by the chance of missing its window."""
 
     evaluator: Evaluator
     planner: PlannerSettings = DEFAULT_SETTINGS
@@ -37,6 +40,7 @@ class RatingSettings:
     playouts: int = DEFAULT_PLAYOUTS
     horizon: int = DEFAULT_HORIZON
     seed: int = 0
+    timing_sd: float | None = None
 
     def __post_init__(self) -> None:
         if not 2 <= self.playouts <= 1000:
@@ -64,7 +68,9 @@ class PieceRating:
     were taking the piece when it is not where it locked (a misdrop, intent.py), with the
     frames of `slack` the missed press had and the expected points the miss cost
     (`misdrop_points`, ± `misdrop_points_se`); the grade and `points_lost` are then the
-    heading's, the decision the player made."""
+    heading's, the decision the player made. `miss_chance`: how often a press of the
+    player's timing spread misses a window of that slack; `misdrop_expected_points`: the
+    miss's cost weighted by it, what heading there was expected to cost in execution."""
 
     number: int
     level: int
@@ -83,6 +89,8 @@ class PieceRating:
     slack: int | None = None
     misdrop_points: float | None = None
     misdrop_points_se: float | None = None
+    miss_chance: float | None = None
+    misdrop_expected_points: float | None = None
 
     def to_json(self) -> dict:
         out = asdict(self)
@@ -90,9 +98,17 @@ class PieceRating:
         out["best"] = _place_json(self.best) if self.best is not None else None
         out["heading"] = _place_json(self.heading) if self.heading is not None else None
         out["factors"] = list(self.factors)
-        for key in ("points_lost", "points_lost_se", "misdrop_points", "misdrop_points_se"):
+        for key in (
+            "points_lost",
+            "points_lost_se",
+            "misdrop_points",
+            "misdrop_points_se",
+            "misdrop_expected_points",
+        ):
             if out[key] is not None:
                 out[key] = round(out[key])
+        if self.miss_chance is not None:
+            out["miss_chance"] = round(self.miss_chance, 4)
         return out
 
 
@@ -207,8 +223,12 @@ class Rater:
         if best is not None and best != decided:
             lost, lost_se = self._points_lost(position, decided, best, number)
             factors = worse_factors(position, decided, best, self.settings.evaluator)
-        if heading is not None:
+        slack = chance = expected = None
+        if heading is not None and intent is not None:
             misdrop, misdrop_se = self._points_lost(position, place, heading, number)
+            slack = intent.slack
+            chance = miss_chance(slack, self.settings.timing_sd)
+            expected = chance * misdrop if chance is not None else None
         return PieceRating(
             number=number,
             level=position.level,
@@ -224,7 +244,9 @@ class Rater:
             grade=grade(lost, position.level),
             factors=factors,
             heading=heading,
-            slack=intent.slack if heading is not None and intent is not None else None,
+            slack=slack,
             misdrop_points=misdrop,
             misdrop_points_se=misdrop_se,
+            miss_chance=chance,
+            misdrop_expected_points=expected,
         )

@@ -26,6 +26,8 @@ CSV_FIELDS = (
     "slack",
     "misdrop_points",
     "misdrop_points_se",
+    "miss_chance",
+    "misdrop_expected_points",
 )
 
 
@@ -45,9 +47,14 @@ def table(game: GameRating) -> str:
         best = describe_place(r.best) if r.best is not None else "none"
         mark = "" if r.found else " (not found by the search)"
         if r.heading is not None:
+            odds = (
+                f", missed {r.miss_chance:.0%} of the time at this precision"
+                if r.miss_chance is not None
+                else ""
+            )
             mark += (
                 f" (misdrop: heading for {describe_place(r.heading)}, {r.slack} frames of "
-                f"slack, cost {r.misdrop_points:,.0f} ± {r.misdrop_points_se:,.0f})"
+                f"slack{odds}, cost {r.misdrop_points:,.0f} ± {r.misdrop_points_se:,.0f})"
             )
         lines.append(
             f"{r.number:>4} {r.level:>3} {r.lines:>5}  {r.piece:<2} {r.next:<2} "
@@ -77,9 +84,12 @@ def summary_text(game: GameRating) -> str:
     notes = []
     misdrops = summary["game"]["misdrops"]
     if misdrops:
+        game_figures = summary["game"]
         notes.append(
-            f"{misdrops} misdrops, {summary['game']['misdrop_points_per_placement']:,} points "
-            "a placement lost to them (graded by where the player was heading)"
+            f"{misdrops} misdrops, {game_figures['misdrop_points_per_placement']:,} points "
+            "a placement lost to them (graded by where the player was heading); weighted by "
+            "the chance of missing at the player's precision, "
+            f"{game_figures['misdrop_expected_points_per_placement']:,}"
         )
     if summary["not_found"]:
         notes.append(f"{summary['not_found']} placements the search at this speed does not reach")

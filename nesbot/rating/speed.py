@@ -6,6 +6,7 @@ placement the player made is found (their double taps, tucks and spins included)
 best move is one they could not have made.
 """
 
+import math
 import statistics
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -17,6 +18,7 @@ TAPPED = (LEFT, RIGHT, A, B)
 DAS_FRAMES = 16  # a direction held this long repeats (the ROM's autorepeat, charged from 0)
 FASTEST_INTERVAL = min(TAP_RATES.values())  # a button must be let go a frame between taps
 SLOWEST_INTERVAL = max(TAP_RATES.values())
+RUN_GAP = 12  # frames between two taps of one button that end a run of taps
 
 
 @dataclass(frozen=True)
@@ -25,7 +27,11 @@ class PlayerSpeed:
     player tapped (None: never tapped one button twice in a piece). `das`: held a
     direction until it repeated. `soft_drop`: pressed Down. `first_input_median` and
     `first_input_fastest`: frames from a piece's spawn to its first press, the median and
-    the fastest tenth's (None without presses). `pieces`: the pieces measured."""
+    the fastest tenth's (None without presses). `pieces`: the pieces measured.
+    `timing_sd`: the spread of one press's timing in frames (the standard deviation), from
+    the intervals within the player's runs of taps of one button: an interval is the
+    difference of two presses' errors, so its variance about the run's mean is twice a
+    press's (None without a run of three taps)."""
 
     tap_interval: int | None
     das: bool
@@ -33,6 +39,7 @@ class PlayerSpeed:
     first_input_median: float | None
     first_input_fastest: float | None
     pieces: int
+    timing_sd: float | None = None
 
     @property
     def tap_hz(self) -> int:
@@ -54,11 +61,26 @@ class PlayerSpeed:
             if self.first_input_median is not None
             else "no presses"
         )
+        spread = (
+            f"press timing spread {self.timing_sd:.2f} frames"
+            if self.timing_sd is not None
+            else "press timing spread not measured (no run of three taps)"
+        )
         return (
-            f"{taps}; {'DAS used' if self.das else 'no DAS'}; "
+            f"{taps}; {spread}; {'DAS used' if self.das else 'no DAS'}; "
             f"{'soft drop used' if self.soft_drop else 'no soft drop'}; {first}; "
             f"{self.pieces} pieces"
         )
+
+
+def miss_chance(slack: int, timing_sd: float | None) -> float | None:
+    """The chance that a press aimed at the middle of a window of `slack` frames falls
+    outside it, for a press timing spread `timing_sd` (normal; None if not measured)."""
+    if timing_sd is None:
+        return None
+    if timing_sd == 0:
+        return 0.0
+    return 1.0 - math.erf(slack / (2 * math.sqrt(2) * timing_sd))
 
 
 def measure_speed(pieces_pads: Iterable[bytes]) -> PlayerSpeed:
@@ -66,10 +88,12 @@ def measure_speed(pieces_pads: Iterable[bytes]) -> PlayerSpeed:
     fastest: int | None = None
     das = soft_drop = False
     first_inputs: list[int] = []
+    runs: list[list[int]] = []  # the intervals of each run of taps of one button
     count = 0
     for pads in pieces_pads:
         count += 1
         last_press: dict[int, int] = {}
+        run: dict[int, list[int]] = {button: [] for button in TAPPED}
         held_for = {LEFT: 0, RIGHT: 0}
         previous = 0
         first: int | None = None
@@ -82,12 +106,18 @@ def measure_speed(pieces_pads: Iterable[bytes]) -> PlayerSpeed:
                     if button in last_press:
                         interval = frame - last_press[button]
                         fastest = interval if fastest is None else min(fastest, interval)
+                        if interval > RUN_GAP:
+                            runs.append(run[button])
+                            run[button] = []
+                        else:
+                            run[button].append(interval)
                     last_press[button] = frame
             for button in held_for:
                 held_for[button] = held_for[button] + 1 if pad & button else 0
                 das |= held_for[button] > DAS_FRAMES
             soft_drop |= bool(pad & DOWN)
             previous = pad
+        runs.extend(run.values())
         if first is not None:
             first_inputs.append(first)
     median = fastest_tenth = None
@@ -95,4 +125,17 @@ def measure_speed(pieces_pads: Iterable[bytes]) -> PlayerSpeed:
         median = statistics.median(first_inputs)
         ordered = sorted(first_inputs)
         fastest_tenth = ordered[len(ordered) // 10]
-    return PlayerSpeed(fastest, das, soft_drop, median, fastest_tenth, count)
+    return PlayerSpeed(fastest, das, soft_drop, median, fastest_tenth, count, _timing_sd(runs))
+
+
+def _timing_sd(runs: list[list[int]]) -> float | None:
+    """A press's timing spread from the runs' intervals (pooled about each run's mean)."""
+    squares = degrees = 0.0
+    for intervals in runs:
+        if len(intervals) >= 2:
+            mean = sum(intervals) / len(intervals)
+            squares += sum((i - mean) ** 2 for i in intervals)
+            degrees += len(intervals) - 1
+    if not degrees:
+        return None
+    return math.sqrt(squares / degrees / 2)

@@ -1,0 +1,93 @@
+"""Does `nesbot rate` rank players as their results do? Games of the seeds' evaluators are
+recorded on the ROM (level 19, 30 Hz, the two-piece chain, as docs/strength.md simulates
+them) and rated with nesbot's own evaluator; prints each evaluator's accuracy and points
+lost a placement beside its simulated pre-29 mean.
+
+    .venv/bin/python scripts/rank_evaluators.py --games 3 --pieces 300 --out ranks.jsonl
+"""
+
+import argparse
+import json
+import math
+import tempfile
+from pathlib import Path
+
+from bench_rate import record
+
+from nesbot.evaluators import get_evaluator
+from nesbot.fm2 import read_fm2
+from nesbot.rating.game import rate_log
+from nesbot.rating.grades import is_accurate
+from nesbot.rating.rater import RatingSettings
+from nesbot.rom import find_rom
+
+# Pre-29 means on 1,000 simulated games (docs/strength.md, "The seeds' evaluators").
+SIMULATED_MEANS = {
+    "nesbot-trained": 885_878,
+    "meatfighter-2018": 858_153,
+    "nguyen-morua": 263_320,
+    "yiyuan-lee": 227_479,
+    "el-tetris": 222_279,
+    "meatfighter-2014": 219_717,
+    "hidamari": 75_122,
+}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rom")
+    parser.add_argument("--games", type=int, default=3)
+    parser.add_argument("--pieces", type=int, default=300)
+    parser.add_argument("--seed", type=int, default=100)
+    parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--out", type=Path, required=True, help="one JSON line per game")
+    parser.add_argument("--evaluators", nargs="*", default=list(SIMULATED_MEANS))
+    args = parser.parse_args()
+    rom = find_rom(args.rom)
+    judge = RatingSettings(get_evaluator("nesbot-trained"))
+    done = set()
+    if args.out.exists():
+        done = {(r["evaluator"], r["seed"]) for r in map(json.loads, args.out.open())}
+    for name in args.evaluators:
+        for seed in range(args.seed, args.seed + args.games):
+            if (name, seed) in done:
+                continue
+            game = argparse.Namespace(
+                pieces=args.pieces, level=19, seed=seed, evaluator=name, tap_hz=30, lookahead=0
+            )
+            with tempfile.TemporaryDirectory() as temp:
+                log = Path(temp) / "game.fm2"
+                record(rom, log, game)
+                rating = rate_log(rom, read_fm2(log), judge, workers=args.workers)
+            lost = [r.points_lost or 0.0 for r in rating.ratings]
+            row = {
+                "evaluator": name,
+                "seed": seed,
+                "placements": len(lost),
+                "accurate": sum(is_accurate(r.grade) for r in rating.ratings),
+                "points_lost": sum(lost),
+                "points_lost_sq": sum(x * x for x in lost),
+            }
+            with args.out.open("a") as out:
+                out.write(json.dumps(row) + "\n")
+            print(json.dumps(row), flush=True)
+    rows = [json.loads(line) for line in args.out.open()]
+    header = ("evaluator", "simulated mean", "games", "accuracy", "lost/placement")
+    print(f"{header[0]:18} {header[1]:>14} {header[2]:>5} {header[3]:>9} {header[4]:>16}")
+    for name, mean in SIMULATED_MEANS.items():
+        mine = [r for r in rows if r["evaluator"] == name]
+        if not mine:
+            continue
+        n = sum(r["placements"] for r in mine)
+        accuracy = sum(r["accurate"] for r in mine) / n
+        lost = sum(r["points_lost"] for r in mine) / n
+        sd = math.sqrt(max(0.0, sum(r["points_lost_sq"] for r in mine) / n - lost**2))
+        accuracy_se = math.sqrt(accuracy * (1 - accuracy) / n)
+        print(
+            f"{name:18} {mean:>14,} {len(mine):>5} {accuracy:>8.1%} ± {accuracy_se:.1%}"
+            f" {lost:>9,.0f} ± {sd / math.sqrt(n):,.0f}"
+        )
+
+
+if __name__ == "__main__":
+    main()
