@@ -1,0 +1,386 @@
+"""Reading a game from a video of the screen: a console capture or another emulator's
+recording, at any size, compressed, interlaced or colour-shifted.
+
+The picture is found once: the game screen nes-py draws from the user's own ROM at the
+start of a game is matched against the video's first frames at the scales a capture can
+have (the NES picture's height over 240 or 224 lines, widths from square pixels to 4:3),
+so nothing of Nintendo's screen ships with nesbot. Then, per frame, each of the 200 cells is
+filled or empty by the brightness at its middle (every level's palette draws pieces far
+brighter than the black well), and the digits of lines, score and level are read against
+the ROM's own digit tiles. An interlaced frame is two pictures a field apart: its two
+fields are read apart and put in the order that makes the game move forward.
+
+A piece spawns when its spawn orientation appears at x 5, y 0 where it was not. The board
+just before is the stack it falls on; the next spawn's stack must be exactly what the
+simulator leaves after locking the piece at one of its resting places (the lock, the line
+clears and their rules are the ROM's), or the placement is not accepted: a misread cannot
+invent a placement, it can only leave one unrated.
+"""
+
+import itertools
+import os
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import av
+import cv2
+import numpy as np
+
+from nesbot import ram
+from nesbot._core.pieces import ORIENTATION_CELLS, PIECE_TYPE, SPAWN_TABLE
+from nesbot.emulator import Emulator
+from nesbot.errors import NesbotError
+from nesbot.menus import GameSetup, start_game
+from nesbot.overlay import CELL, COLUMNS, PLAYFIELD_LEFT, PLAYFIELD_TOP, ROWS
+from nesbot.rating.positions import LoggedPiece, Place, Position
+from nesbot.rom import Rom
+from nesbot.video.reading import _open_input
+
+NES_WIDTH, NES_HEIGHT = 256, 240
+# Where the ROM writes its counters, in 8x8 tiles of the 256x240 picture: (column, row,
+# digits). Measured on nes-py's screen with the ROM's digit tiles (tests/test_screen.py).
+LINES_DIGITS = (19, 3, 3)
+SCORE_DIGITS = (24, 8, 6)
+LEVEL_DIGITS = (26, 21, 2)
+FILLED = 64  # a cell's middle brighter than this (0-255, the brightest channel) is filled
+INK = 100  # a digit's pixel brighter than this is ink
+MAX_DIGIT_MISMATCH = 10  # of a tile's 64 pixels, for a digit to be read at all
+FINDING_FRAMES = 30  # frames tried for the picture's place, a few seconds apart
+
+
+@dataclass(frozen=True)
+class Geometry:
+    """Where the NES picture lies in a video's frames: NES pixel (x, y) is at video pixel
+    (left + x * sx, top + y * sy). `match`: how well the ROM's screen matched there (a
+    normalised correlation, 1 = perfect)."""
+
+    left: float
+    top: float
+    sx: float
+    sy: float
+    match: float = 1.0
+
+
+def reference_screen(rom: Rom) -> np.ndarray:
+    """The ROM's game screen (256x240 greyscale) at a game's first piece, from nes-py."""
+    with Emulator(rom.path) as emu:
+        start_game(emu, GameSetup(level=0), align=False)
+        return _grey(emu.screen)
+
+
+def digit_glyphs(rom: Rom) -> np.ndarray:
+    """The ROM's digit tiles 0-9 (10 x 8 x 8, True = ink), from its first pattern table."""
+    data = np.frombuffer(rom.data, np.uint8)
+    chr_start = 16 + int(data[4]) * 16384
+    tiles = data[chr_start : chr_start + 10 * 16].reshape(10, 2, 8)
+    low, high = np.unpackbits(tiles[:, 0], axis=1), np.unpackbits(tiles[:, 1], axis=1)
+    return (low | high).reshape(10, 8, 8).astype(bool)
+
+
+def _grey(rgb: np.ndarray) -> np.ndarray:
+    """The brightest channel: every palette's pieces and digits are bright in one of them,
+    whatever a capture did to their hue."""
+    return np.asarray(rgb.max(axis=2))
+
+
+def find_geometry(frames: list[np.ndarray], screen: np.ndarray) -> Geometry:
+    """The picture's place and scale in the frames (greyscale): the best match of the ROM's
+    screen (its middle 240x224, which every capture shows) over the scales a capture can
+    have; NesbotError when nothing matches."""
+    template = screen[8:232, 8:248].astype(np.float32)
+    best = Geometry(0, 0, 1, 1, -1.0)
+    height, width = frames[0].shape
+    heights = {height / 240, height / 224}
+    for sy in heights:
+        for sx in {sy, sy * 8 / 7, sy * 4 / 3 * 240 / 256, width / 256}:
+            best = max(best, _match(frames, template, sx, sy), key=lambda g: g.match)
+    for step in (0.02, 0.005):  # then finer, around the best
+        around = best
+        for dx in (-2, -1, 0, 1, 2):
+            for dy in (-2, -1, 0, 1, 2):
+                sx, sy = around.sx * (1 + dx * step), around.sy * (1 + dy * step)
+                best = max(best, _match(frames, template, sx, sy), key=lambda g: g.match)
+    if best.match < 0.5:
+        raise NesbotError(
+            f"no NES Tetris game screen found in the video (best match {best.match:.2f})"
+        )
+    return best
+
+
+def _match(frames: list[np.ndarray], template: np.ndarray, sx: float, sy: float) -> Geometry:
+    """The best place of the template in the frames shrunk by (sx, sy)."""
+    best = Geometry(0, 0, sx, sy, -1.0)
+    for frame in frames:
+        size = (round(frame.shape[1] / sx), round(frame.shape[0] / sy))
+        if size[0] < template.shape[1] or size[1] < template.shape[0]:
+            return best
+        small = cv2.resize(frame, size, interpolation=cv2.INTER_AREA).astype(np.float32)
+        scores = cv2.matchTemplate(small, template, cv2.TM_CCOEFF_NORMED)
+        _low, score, _at, (x, y) = cv2.minMaxLoc(scores)
+        if score > best.match:
+            best = Geometry((x - 8) * sx, (y - 8) * sy, sx, sy, float(score))
+    return best
+
+
+class Picture:
+    """A decoded frame's samples: the brightest of red, green and blue at given pixels,
+    computed from its YUV planes at those pixels alone (converting whole frames to RGB
+    would cost 200 times more)."""
+
+    def __init__(self, frame: av.VideoFrame) -> None:
+        if frame.format.name not in ("yuv420p", "yuvj420p"):
+            frame = frame.reformat(format="yuv420p")
+        self.full_range = frame.format.name == "yuvj420p"
+        self.planes = [
+            np.frombuffer(plane, np.uint8).reshape(-1, plane.line_size)
+            for plane in frame.planes[:3]
+        ]
+        self.height, self.width = frame.height, frame.width
+
+    def bright(self, ys: np.ndarray, xs: np.ndarray) -> np.ndarray:
+        """max(R, G, B), 0-255, at pixels (ys, xs) (broadcast; clipped to the picture)."""
+        ys = np.clip(ys, 0, self.height - 1)
+        xs = np.clip(xs, 0, self.width - 1)
+        luma, u_plane, v_plane = self.planes
+        y = luma[ys, xs].astype(np.float32)
+        u = u_plane[ys // 2, xs // 2].astype(np.float32) - 128
+        v = v_plane[ys // 2, xs // 2].astype(np.float32) - 128
+        if not self.full_range:  # BT.601 studio range: Y 16-235, U and V 16-240
+            y, u, v = (y - 16) * (255 / 219), u * (255 / 224), v * (255 / 224)
+        red = y + 1.402 * v
+        green = y - 0.344 * u - 0.714 * v
+        blue = y + 1.772 * u
+        return np.maximum(np.maximum(red, green), blue)
+
+    def grey(self) -> np.ndarray:
+        """The whole picture's brightest channel (to find the game screen in it)."""
+        ys, xs = np.mgrid[0 : self.height, 0 : self.width]
+        return np.clip(self.bright(ys, xs), 0, 255).astype(np.uint8)
+
+
+class FrameReader:
+    """Reads the board and the counters of pictures whose NES picture lies at `geometry`;
+    `parity` 0 or 1 reads one field only (the lines of that parity)."""
+
+    def __init__(self, geometry: Geometry, glyphs: np.ndarray, parity: int | None = None) -> None:
+        self.geometry = geometry
+        self.glyphs = glyphs
+        self.parity = parity
+        # Each cell's middle: a 3 x 3 grid of NES pixels 2-6 of its 8, in video pixels.
+        offsets = np.array([2.5, 4.0, 5.5])
+        cols = PLAYFIELD_LEFT + CELL * np.arange(COLUMNS)[:, None] + offsets[None, :]
+        rows = PLAYFIELD_TOP + CELL * np.arange(ROWS)[:, None] + offsets[None, :]
+        cell_x = self._x(cols)
+        cell_y = self._y(rows)
+        # [row, column, i, j]: the sample (i, j) of the cell
+        self._cell_points = (cell_y[:, None, :, None], cell_x[None, :, None, :])
+        self._digits = {
+            name: self._digit_points(*where)
+            for name, where in (
+                ("lines", LINES_DIGITS),
+                ("score", SCORE_DIGITS),
+                ("level", LEVEL_DIGITS),
+            )
+        }
+
+    def _x(self, nes_x: np.ndarray) -> np.ndarray:
+        return np.round(self.geometry.left + nes_x * self.geometry.sx).astype(int)
+
+    def _y(self, nes_y: np.ndarray) -> np.ndarray:
+        ys = self.geometry.top + nes_y * self.geometry.sy
+        if self.parity is None:
+            return np.round(ys).astype(int)
+        return (np.round((ys - self.parity) / 2) * 2 + self.parity).astype(int)
+
+    def _digit_points(self, column: int, row: int, count: int) -> tuple[np.ndarray, np.ndarray]:
+        """The middles of the NES pixels of `count` tiles: (rows, columns) to broadcast."""
+        xs = self._x(column * 8 + np.arange(count * 8) + 0.5)
+        ys = self._y(row * 8 + np.arange(8) + 0.5)
+        return ys[:, None], xs[None, :]
+
+    def board(self, picture: Picture) -> np.ndarray:
+        """20 x 10 booleans, True = filled."""
+        return picture.bright(*self._cell_points).mean(axis=(2, 3)) > FILLED
+
+    def number(self, picture: Picture, name: str) -> int | None:
+        """The counter `name` (lines, score or level), or None if a digit is unreadable."""
+        ink = picture.bright(*self._digits[name]) > INK
+        value = 0
+        for tile in np.split(ink, ink.shape[1] // 8, axis=1):
+            mismatches = (self.glyphs != tile[None]).sum(axis=(1, 2))
+            digit = int(np.argmin(mismatches))
+            if mismatches[digit] > MAX_DIGIT_MISMATCH:
+                return None
+            value = value * 10 + digit
+        return value
+
+
+@dataclass(frozen=True)
+class ScreenState:
+    """One picture of the game: its frame (and field) in the video, the board, counters."""
+
+    frame: int
+    board: np.ndarray
+    lines: int | None
+    score: int | None
+    level: int | None
+
+
+def _pictures(path: Path) -> Iterator[Picture]:
+    with _open_input(path) as container:
+        stream = container.streams.video[0]
+        stream.thread_type = "AUTO"
+        for frame in container.decode(stream):
+            yield Picture(frame)
+
+
+def read_states(path: str | os.PathLike[str], rom: Rom) -> tuple[Geometry, list[ScreenState]]:
+    """Every picture of the video as a ScreenState, in time order (an interlaced frame's
+    two fields apart, when they show different boards)."""
+    path = Path(path)
+    sample = []
+    for index, picture in enumerate(_pictures(path)):
+        if index % 60 == 0:
+            sample.append(picture.grey())
+        if len(sample) == FINDING_FRAMES:
+            break
+    if not sample:
+        raise NesbotError(f"cannot read video {path}: it has no frames")
+    geometry = find_geometry(sample, reference_screen(rom))
+    glyphs = digit_glyphs(rom)
+    whole = FrameReader(geometry, glyphs)
+    fields = [FrameReader(geometry, glyphs, parity) for parity in (0, 1)]
+    read = []
+    for index, picture in enumerate(_pictures(path)):
+        boards = [reader.board(picture) for reader in fields]
+        counters = tuple(whole.number(picture, name) for name in ("lines", "score", "level"))
+        read.append((index, counters, boards))
+    order = _field_order([boards for _index, _counters, boards in read])
+    states = []
+    for index, (lines, score, level), boards in read:
+        first, second = boards[order], boards[1 - order]
+        if not np.array_equal(first, second):
+            states.append(ScreenState(index, first, lines, score, level))
+        states.append(ScreenState(index, second, lines, score, level))
+    return geometry, states
+
+
+def _field_order(boards: list[list[np.ndarray]]) -> int:
+    """0 if the top field comes first: the order in which the boards change less often
+    (the other order shows each move made, undone and made again)."""
+    changes = [0, 0]
+    for order in (0, 1):
+        previous = None
+        for pair in boards:
+            for board in (pair[order], pair[1 - order]):
+                if previous is not None and not np.array_equal(board, previous):
+                    changes[order] += 1
+                previous = board
+    return 0 if changes[0] <= changes[1] else 1
+
+
+def _shape(cells: Iterable[tuple[int, int]]) -> frozenset[tuple[int, int]]:
+    """(row, column) cells moved so that their top row and left column are 0."""
+    cells = list(cells)
+    top, left = min(r for r, _c in cells), min(c for _r, c in cells)
+    return frozenset((r - top, c - left) for r, c in cells)
+
+
+# Every orientation's shape, to the spawn orientation of its piece.
+_SPAWN_OF_SHAPE = {
+    _shape((dy, dx) for dx, dy in cells): SPAWN_TABLE[PIECE_TYPE[orientation]]
+    for orientation, cells in enumerate(ORIENTATION_CELLS)
+}
+NEW_PIECE_ROWS = 3  # a new piece shows in the top rows (moved or turned by its first input)
+
+
+def _rows(board: np.ndarray) -> tuple[int, ...]:
+    return tuple(int(sum(1 << c for c in range(COLUMNS) if row[c])) for row in board)
+
+
+@dataclass(frozen=True)
+class Spawn:
+    """A piece's first picture: where in the video, its spawn orientation, the stack it
+    falls on (the picture before), and the counters read there."""
+
+    frame: int
+    piece: int
+    stack: tuple[int, ...]
+    lines: int | None
+    score: int | None
+    level: int | None
+
+
+def spawns(states: list[ScreenState]) -> list[Spawn]:
+    """The pictures where a new piece appears at the top: four cells in one piece's shape
+    filled now and not before, in the top rows, and nothing else changed. (A piece shows
+    on the screen a frame after it spawns, so its first input may already have moved it.)"""
+    found = []
+    empty = ScreenState(-1, np.zeros((ROWS, COLUMNS), bool), None, None, None)
+    for before, now in itertools.pairwise([empty, *states]):
+        appeared = now.board & ~before.board
+        if appeared.sum() != 4 or (before.board & ~now.board).any():
+            continue
+        rows, columns = np.nonzero(appeared)
+        piece = _SPAWN_OF_SHAPE.get(_shape(zip(rows.tolist(), columns.tolist(), strict=True)))
+        if piece is not None and rows.max() < NEW_PIECE_ROWS:
+            found.append(
+                Spawn(now.frame, piece, _rows(before.board), now.lines, now.score, now.level)
+            )
+    return found
+
+
+def places_between(position: Position, rows_after: tuple[int, ...]) -> list[Place]:
+    """Every resting place where locking the position's piece leaves `rows_after`."""
+    return [
+        place
+        for place in position.game().resting_places()
+        if _board_after(position, place) == rows_after
+    ]
+
+
+def _board_after(position: Position, place: Place) -> tuple[int, ...]:
+    return tuple(position.after(place).state()["rows"][2:])
+
+
+def pieces_from_spawns(found: list[Spawn]) -> list[LoggedPiece]:
+    """The pieces of a game read from a video, each with its place when one lock, and only
+    one, leads to the next spawn's stack. Level, lines and score come from the screen at
+    the first piece (and again after a piece left unrated), then from the simulator."""
+    pieces: list[LoggedPiece] = []
+    known: tuple[int, int, int] | None = None  # level, lines, score from the simulator
+    for number, (spawn, following) in enumerate(itertools.pairwise(found), 1):
+        counters = known or _read_counters(spawn)
+        if counters is None:
+            known = None
+            continue
+        level, lines, score = counters
+        position = Position(spawn.stack, spawn.piece, following.piece, level, lines, score)
+        places = places_between(position, following.stack)
+        place = places[0] if len(places) == 1 else None
+        known = None
+        if place is not None:
+            after = position.after(place).state()
+            known = (
+                int(after["level"]),
+                ram.bcd_value(*after["lines"]),
+                ram.bcd_value(*after["score"]),
+            )
+        pieces.append(LoggedPiece(number, spawn.frame, position, place, b""))
+    return pieces
+
+
+def _read_counters(spawn: Spawn) -> tuple[int, int, int] | None:
+    if spawn.level is None or spawn.lines is None or spawn.score is None:
+        return None
+    return spawn.level, spawn.lines, spawn.score
+
+
+def video_pieces(path: str | os.PathLike[str], rom: Rom) -> list[LoggedPiece]:
+    """The pieces of the first game a video shows (nesbot rate GAME.mp4)."""
+    _geometry, states = read_states(path, rom)
+    found = spawns(states)
+    if len(found) < 2:
+        raise NesbotError(f"{path}: no game found on the screen (fewer than two pieces)")
+    return pieces_from_spawns(found)
