@@ -4,9 +4,14 @@ import argparse
 import sys
 from collections.abc import Callable
 from contextlib import ExitStack
+from typing import TYPE_CHECKING
 
 from nesbot import __version__
 from nesbot.errors import NesbotError
+
+if TYPE_CHECKING:
+    from nesbot.rating.game import GameRating
+    from nesbot.rating.rater import RatingSettings
 
 
 def _add_rom_options(parser: argparse.ArgumentParser) -> None:
@@ -215,15 +220,17 @@ def run_simulate(args: argparse.Namespace) -> int:
 
 
 def run_rate(args: argparse.Namespace) -> int:
-    from nesbot.evaluators import get_evaluator
     from nesbot.fm2 import fceux_rom_md5, read_fm2
     from nesbot.progress import Progress
-    from nesbot.rating.game import rate_log
-    from nesbot.rating.rater import RatingSettings
-    from nesbot.rating.report import table, to_csv, to_json
+    from nesbot.rating.game import VIDEO_SUFFIXES, rate_log
 
+    if args.game.lower().endswith(VIDEO_SUFFIXES):
+        return _rate_video(args)
     if not args.game.lower().endswith(".fm2"):
-        raise NesbotError(f"{args.game}: nesbot rate reads .fm2 input logs")
+        raise NesbotError(
+            f"{args.game}: nesbot rate reads .fm2 input logs and videos "
+            f"({', '.join(VIDEO_SUFFIXES)})"
+        )
     # --video is a replay's, with the ratings on its overlay
     args.overlay, args.show, args.realtime = True, False, False
     _check_codec(args)
@@ -233,13 +240,7 @@ def run_rate(args: argparse.Namespace) -> int:
     log = read_fm2(args.game)
     rom = _find_rom(args)
     log.check_rom(rom.md5, fceux_rom_md5(rom.data))
-    settings = RatingSettings(
-        get_evaluator(args.evaluator, args.weights, args.reaction),
-        _planner_settings(args),
-        playouts=args.playouts,
-        horizon=args.horizon,
-        seed=args.seed,
-    )
+    settings = _rating_settings(args)
     with ExitStack() as stack:
         replay_bars = stack.enter_context(ExitStack())
         replaying = _step_progress("rate: replay", log, replay_bars)
@@ -272,13 +273,55 @@ def run_rate(args: argparse.Namespace) -> int:
                 for pad in log.frames:
                     emu.step(pad)
         print(f"wrote {args.video}", file=sys.stderr)
+    _print_rating(args, rating)
+    return 0
+
+
+def _rating_settings(args: argparse.Namespace) -> "RatingSettings":
+    from nesbot.evaluators import get_evaluator
+    from nesbot.rating.rater import RatingSettings
+
+    return RatingSettings(
+        get_evaluator(args.evaluator, args.weights, args.reaction),
+        _planner_settings(args),
+        playouts=args.playouts,
+        horizon=args.horizon,
+        seed=args.seed,
+    )
+
+
+def _rate_video(args: argparse.Namespace) -> int:
+    """nesbot rate GAME.mp4: the game read from the screen, rated at the given speed."""
+    from nesbot.progress import Progress
+    from nesbot.rating.game import rate_video
+
+    if args.video:
+        raise NesbotError("--video films a replayed .fm2 log; a video has no log to replay")
+    settings = _rating_settings(args)
+    rom = _find_rom(args)
+    print(f"rate: reading the game from {args.game}", file=sys.stderr)
+    with ExitStack() as stack:
+        bars: list[Progress] = []
+
+        def rated(done: int, total: int) -> None:
+            if not bars:
+                bars.append(stack.enter_context(Progress("rate", total, "placement")))
+            bars[0].advance_to(done)
+
+        rating = rate_video(rom, args.game, settings, workers=args.workers, on_rated=rated)
+    _print_rating(args, rating)
+    return 0
+
+
+def _print_rating(args: argparse.Namespace, rating: "GameRating") -> None:
+    from nesbot.rating.report import table, to_csv, to_json
+
     if args.json:
         print(to_json(rating))
     elif args.csv:
         sys.stdout.write(to_csv(rating))
     else:
         print(table(rating))
-    return 0
 
 
 def _scale(args: argparse.Namespace) -> int:
@@ -771,9 +814,14 @@ def build_parser() -> argparse.ArgumentParser:
     rate = command(
         "rate",
         run_rate,
-        "rate every placement of a game in an .fm2 log against the best at the player's speed",
+        "rate every placement of a game (an .fm2 log, or a video of the screen) against the "
+        "best at the player's speed",
     )
-    rate.add_argument("game", metavar="GAME.fm2", help="FCEUX .fm2 input log of the game")
+    rate.add_argument(
+        "game",
+        metavar="GAME",
+        help="FCEUX .fm2 input log of the game, or a video of its screen (.mp4, .mkv, ...)",
+    )
     _add_rom_options(rate)
     output = rate.add_mutually_exclusive_group()
     output.add_argument("--json", action="store_true", help="print one JSON object")

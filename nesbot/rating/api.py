@@ -6,7 +6,7 @@ from nesbot.errors import NesbotError
 from nesbot.evaluators import Evaluator, get_evaluator
 from nesbot.fm2 import fceux_rom_md5, read_fm2
 from nesbot.planning import DEFAULT_SETTINGS, PlannerSettings
-from nesbot.rating.game import GameRating, rate_log
+from nesbot.rating.game import VIDEO_SUFFIXES, GameRating, rate_log, rate_video
 from nesbot.rating.playouts import DEFAULT_HORIZON, DEFAULT_PLAYOUTS
 from nesbot.rating.positions import Place, Position
 from nesbot.rating.rater import PieceRating, Rater, RatingSettings
@@ -27,8 +27,9 @@ def rate(
     workers: int = 1,
     measure_speed: bool = True,
 ) -> GameRating | PieceRating:
-    """Rate a game's every placement (`game` an .fm2 input log: a GameRating) or one
-    placement (`game` a Position and `place` its (x, y, orientation): a PieceRating).
+    """Rate a game's every placement (`game` an .fm2 input log or a video of the screen: a
+    GameRating) or one placement (`game` a Position and `place` its (x, y, orientation):
+    a PieceRating). A video is read by nesbot.rating.screen, at `settings.tap_hz`.
 
     The best placement is the planner's (`evaluator`, a name or an Evaluator, or a `weights`
     file; `settings`) at the player's speed measured from the log (`measure_speed`), or at
@@ -47,9 +48,11 @@ def rate(
             raise NesbotError("rating a position needs the placement: (x, y, orientation)")
         return Rater(rating_settings).rate(game, place)
     path = os.fspath(game)
-    if not path.lower().endswith(".fm2"):
-        raise NesbotError(f"{path}: nesbot rates .fm2 input logs and positions")
-    log = read_fm2(path)
     the_rom = rom if isinstance(rom, Rom) else find_rom(rom)
+    if path.lower().endswith(VIDEO_SUFFIXES):
+        return rate_video(the_rom, path, rating_settings, workers=workers)
+    if not path.lower().endswith(".fm2"):
+        raise NesbotError(f"{path}: nesbot rates .fm2 input logs, videos and positions")
+    log = read_fm2(path)
     log.check_rom(the_rom.md5, fceux_rom_md5(the_rom.data))
     return rate_log(the_rom, log, rating_settings, workers=workers, measure=measure_speed)

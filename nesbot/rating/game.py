@@ -2,6 +2,7 @@
 placement at that speed (on `workers` processes), and sum it up by stage."""
 
 import multiprocessing
+import os
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, replace
 
@@ -34,6 +35,7 @@ class GameRating:
     start_level: int
     pieces: int
     unrated: list[int]
+    measured: bool = True  # the speed was measured from the buttons (a video has none)
 
     def summary(self) -> dict:
         """Per stage and overall: placements, accuracy (share graded best or good), the
@@ -70,7 +72,7 @@ class GameRating:
         return {
             "pieces": self.pieces,
             "start_level": self.start_level,
-            "speed": asdict(self.speed) | {"tap_hz": self.speed.tap_hz},
+            "speed": asdict(self.speed) | {"tap_hz": self.speed.tap_hz, "measured": self.measured},
             "not_found": sum(not r.found for r in self.ratings),
             "unrated": self.unrated,
             "game": figures(self.ratings),
@@ -116,6 +118,24 @@ def rate_log(
     if not pieces:
         raise NesbotError(f"{log.source} never reaches an active piece: no game to rate")
     return rate_pieces(pieces, settings, workers, measure, on_rated)
+
+
+VIDEO_SUFFIXES = (".mp4", ".mkv", ".webm", ".mov", ".avi", ".ts")
+
+
+def rate_video(
+    rom: Rom,
+    path: str | os.PathLike[str],
+    settings: RatingSettings,
+    workers: int = 1,
+    on_rated: Callable[[int, int], None] | None = None,
+) -> GameRating:
+    """Rate the game a video shows (nesbot.rating.screen reads it), at the settings' speed:
+    a video has no buttons to measure it from, nor to tell a misdrop by."""
+    from nesbot.rating.screen import video_pieces  # OpenCV, only for videos
+
+    rating = rate_pieces(video_pieces(path, rom), settings, workers, False, on_rated)
+    return replace(rating, measured=False)
 
 
 def rate_pieces(

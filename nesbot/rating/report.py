@@ -68,7 +68,11 @@ def summary_text(game: GameRating) -> str:
     summary = game.summary()
     lines = [
         f"{summary['pieces']} pieces from level {game.start_level}",
-        f"the player: {game.speed.describe()}",
+        (
+            f"the player: {game.speed.describe()}"
+            if game.measured
+            else "the player's speed: not measured (a video has no buttons)"
+        ),
         f"{'':<24}{'placements':>11}{'accuracy':>10}{'lost/placement':>16}  "
         + " ".join(f"{g:>10}" for g in GRADES),
     ]

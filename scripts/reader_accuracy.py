@@ -1,0 +1,179 @@
+"""How well `nesbot rate GAME.mp4` reads games from videos: per cell and per placement, on
+nesbot's own recordings (whose true game its input log replays) and on copies degraded as
+captures are. Prints a table; the recordings and copies stay in --dir (resumable).
+
+    .venv/bin/python scripts/reader_accuracy.py --dir reader-games --games 10
+
+Game k starts at level 10 + k % 10 (every level palette of the ROM), seed k, and is
+recorded for --frames frames at 720 lines by `nesbot play --video --log`. The copies:
+
+* 480:       rescaled to 480 lines (INTER_AREA), H.264 at 600 kbit/s;
+* interlace: 480 lines, each frame two fields of two game frames (30 frames/s), 1.5 Mbit/s;
+* colour:    480 lines, the channels scaled and shifted and a gamma, 600 kbit/s;
+* all:       480 lines, interlaced, colour-shifted, 1 Mbit/s.
+
+A placement is right when the reader's piece, the stack it fell on and where it locked are
+the log's; invented when the reader accepts a placement the log does not have. A cell is
+right when the stack the reader read at a spawn has it as the log's stack does.
+"""
+
+import argparse
+import itertools
+import json
+import subprocess
+import sys
+from fractions import Fraction
+from pathlib import Path
+
+import av
+import cv2
+import numpy as np
+
+from nesbot.fm2 import read_fm2
+from nesbot.rating.positions import logged_pieces
+from nesbot.rating.screen import pieces_from_spawns, read_states, spawns
+from nesbot.rom import find_rom
+
+NES_RATE = Fraction(39375000, 655171)  # frames per second of the NTSC NES
+
+
+def record(directory: Path, game: int, frames: int) -> tuple[Path, Path]:
+    video, log = directory / f"game{game}.mp4", directory / f"game{game}.fm2"
+    if not video.exists():
+        level = 10 + game % 10
+        subprocess.run(
+            [sys.executable, "-m", "nesbot", "play", "--level", str(level), "--seed", str(game),
+             "--max-frames", str(frames), "--video", str(video), "--log", str(log)],
+            check=True, stdout=subprocess.DEVNULL,
+        )  # fmt: skip
+    return video, log
+
+
+def _shift_colour(rgb: np.ndarray) -> np.ndarray:
+    out = rgb.astype(np.float32) / 255
+    out = out**0.85 * np.array([0.9, 1.08, 0.82]) + np.array([0.03, -0.02, 0.05])
+    return np.clip(out * 255, 0, 255).astype(np.uint8)
+
+
+def degrade(clean: Path, out: Path, kind: str) -> Path:
+    """A degraded copy of `clean` (see the module's docstring)."""
+    if out.exists():
+        return out
+    interlace = kind in ("interlace", "all")
+    colour = kind in ("colour", "all")
+    bit_rate = {"480": 600_000, "interlace": 1_500_000, "colour": 600_000, "all": 1_000_000}
+    with av.open(str(clean)) as source, av.open(str(out), "w") as target:
+        stream = target.add_stream("libx264", rate=NES_RATE / 2 if interlace else NES_RATE)
+        stream.bit_rate = bit_rate[kind]
+        stream.pix_fmt = "yuv420p"
+        held = None
+        for frame in source.decode(video=0):
+            rgb = frame.to_ndarray(format="rgb24")
+            height, width = 480, round(rgb.shape[1] * 480 / rgb.shape[0] / 2) * 2
+            stream.width, stream.height = width, height
+            picture = cv2.resize(rgb, (width, height), interpolation=cv2.INTER_AREA)
+            if colour:
+                picture = _shift_colour(picture)
+            if interlace:
+                if held is None:
+                    held = picture
+                    continue
+                woven = held.copy()
+                woven[1::2] = picture[1::2]  # top field the earlier frame, bottom the later
+                picture, held = woven, None
+            for packet in stream.encode(av.VideoFrame.from_ndarray(picture, format="rgb24")):
+                target.mux(packet)
+        for packet in stream.encode():
+            target.mux(packet)
+    return out
+
+
+def accuracy(video: Path, log: Path, rom, frames_per_picture: int) -> dict:
+    truth = list(logged_pieces(rom, read_fm2(log)))
+    _geometry, states = read_states(video, rom)
+    found = spawns(states)
+    read = pieces_from_spawns(found)
+    placed = {(p.position.rows, p.position.piece, p.place) for p in truth if p.place}
+    right = sum((p.position.rows, p.position.piece, p.place) in placed for p in read if p.place)
+    accepted = sum(p.place is not None for p in read)
+    # A truth placement the video can show: its next piece appears before the video ends.
+    last_frame = states[-1].frame * frames_per_picture if states else 0
+    first_step = truth[0].step
+    visible = sum(
+        1
+        for piece, following in itertools.pairwise(truth)
+        if piece.place and following.step - first_step + 2 <= last_frame
+    )
+    # Cells: each read stack against the log's stack at the nearest spawn.
+    steps = np.array([p.step - first_step for p in truth])
+    cells = cells_right = 0
+    for spawn in found:
+        at = spawn.frame * frames_per_picture
+        nearest = int(np.argmin(np.abs(steps - at)))
+        if abs(steps[nearest] - at) <= frames_per_picture + 1:
+            mine = np.array(spawn.stack)
+            theirs = np.array(truth[nearest].position.rows)
+            differing = np.bitwise_xor(mine, theirs)
+            cells += 200
+            cells_right += 200 - sum(bin(int(row)).count("1") for row in differing)
+    return {
+        "placements": visible,
+        "right": right,
+        "invented": accepted - right,
+        "cells": cells,
+        "cells_right": cells_right,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--dir", type=Path, required=True)
+    parser.add_argument("--games", type=int, default=10)
+    parser.add_argument("--frames", type=int, default=6000)
+    parser.add_argument(
+        "--kinds", nargs="*", default=["clean", "480", "interlace", "colour", "all"]
+    )
+    args = parser.parse_args()
+    args.dir.mkdir(parents=True, exist_ok=True)
+    rom = find_rom(None)
+    results = args.dir / "results.jsonl"
+    done = set()
+    if results.exists():
+        done = {(r["game"], r["kind"]) for r in map(json.loads, results.open())}
+    for game in range(1, args.games + 1):
+        clean, log = record(args.dir, game, args.frames)
+        for kind in args.kinds:
+            if (game, kind) in done:
+                continue
+            video = (
+                clean
+                if kind == "clean"
+                else degrade(clean, args.dir / f"game{game}-{kind}.mp4", kind)
+            )
+            step = 2 if kind in ("interlace", "all") else 1
+            row = {"game": game, "kind": kind} | accuracy(video, log, rom, step)
+            with results.open("a") as out:
+                out.write(json.dumps(row) + "\n")
+            print(json.dumps(row), flush=True)
+    rows = [json.loads(line) for line in results.open()]
+    names = ("copy", "games", "placements", "right", "invented", "cells right", "all right")
+    print(
+        f"{names[0]:10} {names[1]:>5} {names[2]:>10} {names[3]:>8} {names[4]:>8} "
+        f"{names[5]:>12} {names[6]:>9}"
+    )
+    for kind in args.kinds:
+        mine = [r for r in rows if r["kind"] == kind]
+        if not mine:
+            continue
+        total = sum(r["placements"] for r in mine)
+        right = sum(r["right"] for r in mine)
+        cells = sum(r["cells_right"] for r in mine) / max(1, sum(r["cells"] for r in mine))
+        whole = sum(r["right"] == r["placements"] and not r["invented"] for r in mine)
+        print(
+            f"{kind:10} {len(mine):>5} {total:>10} {right / total:>8.2%} "
+            f"{sum(r['invented'] for r in mine):>8} {cells:>12.4%} {whole:>9}"
+        )
+
+
+if __name__ == "__main__":
+    main()
