@@ -19,7 +19,7 @@ invent a placement, it can only leave one unrated.
 
 import itertools
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -185,13 +185,15 @@ class FrameReader:
         }
 
     def _x(self, nes_x: np.ndarray) -> np.ndarray:
-        return np.round(self.geometry.left + nes_x * self.geometry.sx).astype(int)
+        """The video column that shows NES column position `nes_x` (a pixel's middle is
+        x + 0.5)."""
+        return np.floor(self.geometry.left + nes_x * self.geometry.sx).astype(int)
 
     def _y(self, nes_y: np.ndarray) -> np.ndarray:
         ys = self.geometry.top + nes_y * self.geometry.sy
         if self.parity is None:
-            return np.round(ys).astype(int)
-        return (np.round((ys - self.parity) / 2) * 2 + self.parity).astype(int)
+            return np.floor(ys).astype(int)
+        return (np.floor((ys - self.parity) / 2) * 2 + self.parity).astype(int)
 
     def _digit_points(self, column: int, row: int, count: int) -> tuple[np.ndarray, np.ndarray]:
         """The middles of the NES pixels of `count` tiles: (rows, columns) to broadcast."""
@@ -280,19 +282,26 @@ def _field_order(boards: list[list[np.ndarray]]) -> int:
     return 0 if changes[0] <= changes[1] else 1
 
 
-def _shape(cells: Iterable[tuple[int, int]]) -> frozenset[tuple[int, int]]:
-    """(row, column) cells moved so that their top row and left column are 0."""
-    cells = list(cells)
-    top, left = min(r for r, _c in cells), min(c for _r, c in cells)
-    return frozenset((r - top, c - left) for r, c in cells)
+def _visible_cells(orientation: int, x: int, y: int) -> frozenset[tuple[int, int]] | None:
+    """The (row, column) cells of a piece at (x, y) that show (row 0 and below); None if
+    it does not fit across the columns."""
+    cells = [(y + dy, x + dx) for dx, dy in ORIENTATION_CELLS[orientation]]
+    if any(not 0 <= c < COLUMNS for _r, c in cells):
+        return None
+    return frozenset((r, c) for r, c in cells if r >= 0)
 
 
-# Every orientation's shape, to the spawn orientation of its piece.
-_SPAWN_OF_SHAPE = {
-    _shape((dy, dx) for dx, dy in cells): SPAWN_TABLE[PIECE_TYPE[orientation]]
-    for orientation, cells in enumerate(ORIENTATION_CELLS)
-}
-NEW_PIECE_ROWS = 3  # a new piece shows in the top rows (moved or turned by its first input)
+# Where a new piece can first show: its spawn row, or one lower (gravity of 1 frame a row),
+# turned or moved by its first input: every visible cell set, to the spawn orientations of
+# the pieces it can be (three cells in a row at the top: a T, J or L pointing up).
+_NEW_PIECE_CELLS: dict[frozenset[tuple[int, int]], tuple[int, ...]] = {}
+for _orientation in range(len(ORIENTATION_CELLS)):
+    for _x in range(-2, COLUMNS + 2):
+        for _y in (0, 1):
+            _cells = _visible_cells(_orientation, _x, _y)
+            _spawn = SPAWN_TABLE[PIECE_TYPE[_orientation]]
+            if _cells and len(_cells) >= 3 and _spawn not in _NEW_PIECE_CELLS.get(_cells, ()):
+                _NEW_PIECE_CELLS[_cells] = (*_NEW_PIECE_CELLS.get(_cells, ()), _spawn)
 
 
 def _rows(board: np.ndarray) -> tuple[int, ...]:
@@ -301,11 +310,12 @@ def _rows(board: np.ndarray) -> tuple[int, ...]:
 
 @dataclass(frozen=True)
 class Spawn:
-    """A piece's first picture: where in the video, its spawn orientation, the stack it
-    falls on (the picture before), and the counters read there."""
+    """A piece's first picture: where in the video, the spawn orientations of the pieces
+    it can be (one, unless it first shows three cells), the stack it falls on (the picture
+    before), and the counters read there."""
 
     frame: int
-    piece: int
+    pieces: tuple[int, ...]
     stack: tuple[int, ...]
     lines: int | None
     score: int | None
@@ -313,20 +323,21 @@ class Spawn:
 
 
 def spawns(states: list[ScreenState]) -> list[Spawn]:
-    """The pictures where a new piece appears at the top: four cells in one piece's shape
-    filled now and not before, in the top rows, and nothing else changed. (A piece shows
-    on the screen a frame after it spawns, so its first input may already have moved it.)"""
+    """The pictures where a new piece appears at the top: the cells of one piece where it
+    can first show (its spawn place, turned or moved by its first input: a piece shows on
+    the screen a frame after it spawns, and a turned one may show three cells) filled now
+    and not before, and nothing else changed."""
     found = []
     empty = ScreenState(-1, np.zeros((ROWS, COLUMNS), bool), None, None, None)
     for before, now in itertools.pairwise([empty, *states]):
         appeared = now.board & ~before.board
-        if appeared.sum() != 4 or (before.board & ~now.board).any():
+        if not 3 <= appeared.sum() <= 4 or (before.board & ~now.board).any():
             continue
         rows, columns = np.nonzero(appeared)
-        piece = _SPAWN_OF_SHAPE.get(_shape(zip(rows.tolist(), columns.tolist(), strict=True)))
-        if piece is not None and rows.max() < NEW_PIECE_ROWS:
+        pieces = _NEW_PIECE_CELLS.get(frozenset(zip(rows.tolist(), columns.tolist(), strict=True)))
+        if pieces is not None:
             found.append(
-                Spawn(now.frame, piece, _rows(before.board), now.lines, now.score, now.level)
+                Spawn(now.frame, pieces, _rows(before.board), now.lines, now.score, now.level)
             )
     return found
 
@@ -346,20 +357,24 @@ def _board_after(position: Position, place: Place) -> tuple[int, ...]:
 
 def pieces_from_spawns(found: list[Spawn]) -> list[LoggedPiece]:
     """The pieces of a game read from a video, each with its place when one lock, and only
-    one, leads to the next spawn's stack. Level, lines and score come from the screen at
-    the first piece (and again after a piece left unrated), then from the simulator."""
+    one, of the one piece it can be leads to the next spawn's stack. Level, lines and
+    score come from the screen at the first piece (and again after a piece left unrated),
+    then from the simulator. A piece whose kind, or whose next piece's kind, stays unsure
+    is left unrated."""
     pieces: list[LoggedPiece] = []
     known: tuple[int, int, int] | None = None  # level, lines, score from the simulator
+    kinds = [_kind(spawn, following) for spawn, following in itertools.pairwise(found)]
     for number, (spawn, following) in enumerate(itertools.pairwise(found), 1):
         counters = known or _read_counters(spawn)
-        if counters is None:
-            known = None
+        piece = kinds[number - 1]
+        next_piece = kinds[number] if number < len(kinds) else _only(following.pieces)
+        known = None
+        if counters is None or piece is None or next_piece is None:
             continue
         level, lines, score = counters
-        position = Position(spawn.stack, spawn.piece, following.piece, level, lines, score)
+        position = Position(spawn.stack, piece, next_piece, level, lines, score)
         places = places_between(position, following.stack)
         place = places[0] if len(places) == 1 else None
-        known = None
         if place is not None:
             after = position.after(place).state()
             known = (
@@ -369,6 +384,23 @@ def pieces_from_spawns(found: list[Spawn]) -> list[LoggedPiece]:
             )
         pieces.append(LoggedPiece(number, spawn.frame, position, place, b""))
     return pieces
+
+
+def _only(pieces: tuple[int, ...]) -> int | None:
+    return pieces[0] if len(pieces) == 1 else None
+
+
+def _kind(spawn: Spawn, following: Spawn) -> int | None:
+    """The piece a spawn is: the one it can be, or the one of those whose lock alone leads
+    to the next stack."""
+    if len(spawn.pieces) == 1:
+        return spawn.pieces[0]
+    fitting = [
+        piece
+        for piece in spawn.pieces
+        if places_between(Position(spawn.stack, piece, piece, 0), following.stack)
+    ]
+    return _only(tuple(fitting))
 
 
 def _read_counters(spawn: Spawn) -> tuple[int, int, int] | None:
