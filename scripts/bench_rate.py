@@ -27,13 +27,16 @@ from nesbot.rom import Rom, find_rom
 
 
 def record(rom: Rom, path: Path, args: argparse.Namespace) -> tuple[int, int]:
-    """A game of up to args.pieces pieces as an .fm2 log: (pieces, frames since power-on)."""
+    """A game of up to args.pieces pieces as an .fm2 log: (pieces, frames since power-on).
+    With args.align the menus wait for nes-py's aligned steps, where the bot plays without
+    desyncs (a person's log starts soon after power-on, where the bot desyncs now and then:
+    the game is still a game, only weaker play)."""
     settings = PlannerSettings(tap_hz=args.tap_hz, lookahead=args.lookahead)
     bot = Bot(get_evaluator(args.evaluator), settings)
     setup = GameSetup(level=args.level, seed=args.seed)
     with Emulator(rom.path) as emu, Fm2Writer(path, fceux_rom_md5(rom.data)) as log:
         emu.observers.append(lambda pad, _emu: log.write_frame(pad))
-        start_game(emu, setup, align=False)
+        start_game(emu, setup, align=getattr(args, "align", False))
         watch_pieces = 0
         while watch_pieces < args.pieces:
             result = play_game(emu, setup, rom, policy=bot, max_frames=600)

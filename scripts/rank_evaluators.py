@@ -55,7 +55,13 @@ def main() -> None:
             if (name, seed) in done:
                 continue
             game = argparse.Namespace(
-                pieces=args.pieces, level=19, seed=seed, evaluator=name, tap_hz=30, lookahead=0
+                pieces=args.pieces,
+                level=19,
+                seed=seed,
+                evaluator=name,
+                tap_hz=30,
+                lookahead=0,
+                align=True,  # where the bot plays as simulated, without desyncs
             )
             with tempfile.TemporaryDirectory() as temp:
                 log = Path(temp) / "game.fm2"

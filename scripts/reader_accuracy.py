@@ -70,7 +70,8 @@ def degrade(clean: Path, out: Path, kind: str) -> Path:
         for frame in source.decode(video=0):
             rgb = frame.to_ndarray(format="rgb24")
             height, width = 480, round(rgb.shape[1] * 480 / rgb.shape[0] / 2) * 2
-            stream.width, stream.height = width, height
+            if not stream.codec_context.is_open:
+                stream.width, stream.height = width, height
             picture = cv2.resize(rgb, (width, height), interpolation=cv2.INTER_AREA)
             if colour:
                 picture = _shift_colour(picture)
@@ -88,8 +89,7 @@ def degrade(clean: Path, out: Path, kind: str) -> Path:
     return out
 
 
-def accuracy(video: Path, log: Path, rom, frames_per_picture: int) -> dict:
-    truth = list(logged_pieces(rom, read_fm2(log)))
+def accuracy(video: Path, truth: list, rom, frames_per_picture: int) -> dict:
     _geometry, states = read_states(video, rom)
     found = spawns(states)
     read = pieces_from_spawns(found)
@@ -142,6 +142,7 @@ def main() -> None:
         done = {(r["game"], r["kind"]) for r in map(json.loads, results.open())}
     for game in range(1, args.games + 1):
         clean, log = record(args.dir, game, args.frames)
+        truth: list | None = None
         for kind in args.kinds:
             if (game, kind) in done:
                 continue
@@ -151,7 +152,8 @@ def main() -> None:
                 else degrade(clean, args.dir / f"game{game}-{kind}.mp4", kind)
             )
             step = 2 if kind in ("interlace", "all") else 1
-            row = {"game": game, "kind": kind} | accuracy(video, log, rom, step)
+            truth = truth or list(logged_pieces(rom, read_fm2(log)))
+            row = {"game": game, "kind": kind} | accuracy(video, truth, rom, step)
             with results.open("a") as out:
                 out.write(json.dumps(row) + "\n")
             print(json.dumps(row), flush=True)

@@ -225,6 +225,28 @@ def test_buttons_the_game_read_a_step_late_are_read_so():
     assert read_intent(position, pads[:steps], b"", place, b"", tuple(trail)) is None
 
 
+def test_a_tuck_has_its_window_and_where_a_late_press_locks():
+    """A T slid left under an overhang from column 8: the Left works once the T is below
+    the overhang and before it locks (3 frames at level 18); a frame after, it stays."""
+    position = Position.of([0] * 17 + [0b0001111111, 0, 0], "T", "I", 18)
+    pads = bytearray([RIGHT, 0, RIGHT, 0, RIGHT, 0] + [0] * 80)
+    game, frame = position.game(), 0
+    while game.position[1] < 18:  # down to the floor, beside the overhang
+        game.step(pads[frame])
+        frame += 1
+    pads[frame] = LEFT
+    frames, place = _frames_to_lock(position, bytes(pads))
+    assert place == (7, 18, 0x02)  # under the overhang
+    intent = read_intent(position, bytes(pads[:frames]), bytes(3), place)
+    assert intent == Intent(place, False, slack=3, miss=(8, 18, 0x02))
+    rater = Rater(RatingSettings(EVALUATOR, playouts=4, horizon=6, timing_sd=1.0))
+    logged = LoggedPiece(1, 0, position, place, bytes(pads[:frames]), late=bytes(3))
+    rating = rater.rate(position, place, 1, logged)
+    assert rating.timed_miss == (8, 18, 0x02) and rating.slack == 3 and rating.heading is None
+    assert rating.miss_chance == miss_chance(3, 1.0) and rating.risk_points >= 0
+    assert rating.to_json()["timed_miss"]["text"] == "cols 7-9 $02"
+
+
 def test_a_misdrop_is_graded_by_where_the_player_was_heading():
     rater = Rater(RatingSettings(EVALUATOR, playouts=4, horizon=6))
     position = _position(piece="O")
@@ -300,7 +322,9 @@ def test_api_rates_a_position():
     assert isinstance(rating, nesbot.PieceRating) and rating.grade == "best"
     with pytest.raises(nesbot.NesbotError, match="needs the placement"):
         nesbot.rate(_position())
-    with pytest.raises(nesbot.NesbotError, match=r"\.fm2"):
+    with pytest.raises(nesbot.NesbotError, match=r"\.fm2 input logs, videos"):
+        nesbot.rate("game.txt")
+    with pytest.raises(nesbot.NesbotError, match=r"cannot read video game\.mp4: no such file"):
         nesbot.rate("game.mp4")
 
 
@@ -448,8 +472,10 @@ def test_rate_command_says_when_a_log_has_no_game(rom, tmp_path, capsys):
 
 
 def test_rate_command_rejects_what_it_cannot_read(tmp_path, capsys):
+    assert main(["rate", str(tmp_path / "game.txt")]) == 2
+    assert "reads .fm2 input logs and videos" in capsys.readouterr().err
     assert main(["rate", str(tmp_path / "game.mp4")]) == 2
-    assert "reads .fm2" in capsys.readouterr().err
+    assert "no such file" in capsys.readouterr().err
     assert main(["rate", str(tmp_path / "missing.fm2")]) == 2
     err = capsys.readouterr().err
     assert err.startswith("nesbot: error:") and err.count("\n") == 1

@@ -2,6 +2,7 @@
 cells and counters read in every palette, spawns and placements read from a recording of
 the bot's game (clean, and degraded as captures are), and no placement ever invented."""
 
+import itertools
 import json
 from fractions import Fraction
 
@@ -101,8 +102,8 @@ def test_a_picture_without_the_game_is_refused(screen):
 def test_cells_are_read_in_the_games_palette(rom, game_screens):
     reader = FrameReader(Geometry(0, 0, 1, 1), digit_glyphs(rom))
     compared = 0
-    for (rgb, shown), (_rgb, state) in zip(game_screens[10:], game_screens[11:], strict=False):
-        if ram.PLAY_ACTIVE != shown.play_state or ram.PLAY_ACTIVE != state.play_state:
+    for (rgb, shown), (_rgb, state) in itertools.pairwise(game_screens[10:]):
+        if shown.play_state != ram.PLAY_ACTIVE or state.play_state != ram.PLAY_ACTIVE:
             continue  # the ROM redraws rows over several frames after a lock
         board = reader.board(_picture(rgb))
         stack = np.array([[row >> c & 1 for c in range(10)] for row in state.board], bool)

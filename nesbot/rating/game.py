@@ -56,6 +56,10 @@ class GameRating:
                 "misdrop_points_per_placement": (
                     round(sum(r.misdrop_points or 0.0 for r in ratings) / count) if count else None
                 ),
+                "timed_moves": sum(r.timed_miss is not None for r in ratings),
+                "risk_points_per_placement": (
+                    round(sum(r.risk_points or 0.0 for r in ratings) / count) if count else None
+                ),
                 "misdrop_expected_points_per_placement": (
                     round(sum(r.misdrop_expected_points or 0.0 for r in ratings) / count)
                     if count
@@ -135,7 +139,8 @@ def rate_video(
     from nesbot.rating.screen import video_pieces  # OpenCV, only for videos
 
     rating = rate_pieces(video_pieces(path, rom), settings, workers, False, on_rated)
-    return replace(rating, measured=False)
+    searched = replace(rating.speed, tap_interval=settings.planner.tap_interval)
+    return replace(rating, speed=searched, measured=False)
 
 
 def rate_pieces(

@@ -16,7 +16,7 @@ from nesbot._core.buttons import LEFT, RIGHT, A, B
 from nesbot.rating.positions import Place, Position
 
 MOVES = (LEFT, RIGHT, A, B)
-MAX_EARLY = 8  # frames a missed press is tried earlier
+MAX_EARLY = 8  # frames a missed press is tried earlier (and a timed one either way)
 BUTTON_NAMES = {LEFT: "Left", RIGHT: "Right", A: "A", B: "B"}
 
 
@@ -24,12 +24,16 @@ BUTTON_NAMES = {LEFT: "Left", RIGHT: "Right", A: "A", B: "B"}
 class Intent:
     """`heading`: where the player was heading (the locked place unless `misdrop`).
     `missed`: the wasted press that made the misdrop, as (frame after the spawn, button).
-    `slack`: the frames before it at which that press would have reached `heading`."""
+    `slack`: the frames before it at which that press would have reached `heading`.
+    For a placement made as meant that needed a timed press (a tuck or a spin: the press
+    works in a window of `slack` frames), `miss` is where the piece would have locked had
+    that press come a frame after its window."""
 
     heading: Place
     misdrop: bool
     missed: tuple[int, str] | None = None
     slack: int = 0
+    miss: Place | None = None
 
 
 def _play(
@@ -142,6 +146,7 @@ def _in_order(seen: list[Place], route: list[Place]) -> bool:
 def _misdrop(
     position: Position, buttons: bytes, place: Place, wasted: list[tuple[int, int]]
 ) -> Intent:
+    timed = _timed_press(position, buttons, place)
     for frame, button in wasted:
         reached: list[Place] = []
         for early in range(1, MAX_EARLY + 1):
@@ -157,4 +162,46 @@ def _misdrop(
             heading = reached[0]
             slack = sum(1 for p in reached if p == heading)
             return Intent(heading, True, (frame, BUTTON_NAMES[button]), slack)
+    if timed is not None:
+        slack, miss = timed
+        return Intent(place, False, slack=slack, miss=miss)
     return Intent(place, False)
+
+
+def _timed_press(position: Position, buttons: bytes, place: Place) -> tuple[int, Place] | None:
+    """The press a tuck or spin needed: a one-frame tap that reaches `place` only within a
+    window of frames closed on both sides (made earlier, the piece had not passed what
+    blocked it; later, it had locked or passed the spot), moved up to MAX_EARLY frames
+    either way but not into the player's other taps of that button. Of those, the one
+    with the fewest frames, and where it locks when made a frame after its window; None
+    if no press was timed."""
+    tightest: tuple[int, Place] | None = None
+    presses = [
+        (frame, button)
+        for frame, (before, pad) in enumerate(
+            zip(bytes([position.held]) + buttons, buttons, strict=False)
+        )
+        for button in MOVES
+        if pad & button and not before & button
+    ]
+    for frame, button in presses:
+        if frame + 1 < len(buttons) and buttons[frame + 1] & button:
+            continue  # held, not tapped: its timing is the hold's
+        others = [f for f, b in presses if b == button and f != frame]
+        earliest = max([f + 2 for f in others if f < frame], default=0)
+        latest = min([f - 2 for f in others if f > frame], default=len(buttons) - 1)
+        window, misses = 1, []
+        for direction, bound in ((-1, earliest), (1, latest)):
+            for shift in range(1, MAX_EARLY + 1):
+                at = frame + direction * shift
+                if (at < bound) if direction < 0 else (at > bound):
+                    break
+                locked, _, _ = _play(position, _pressed_at(buttons, frame, button, at))
+                if locked != place:
+                    misses.append(locked)
+                    break
+                window += 1
+        late_miss = misses[-1] if len(misses) == 2 else None
+        if late_miss is not None and (tightest is None or window < tightest[0]):
+            tightest = (window, late_miss)
+    return tightest

@@ -70,7 +70,11 @@ class PieceRating:
     (`misdrop_points`, ± `misdrop_points_se`); the grade and `points_lost` are then the
     heading's, the decision the player made. `miss_chance`: how often a press of the
     player's timing spread misses a window of that slack; `misdrop_expected_points`: the
-    miss's cost weighted by it, what heading there was expected to cost in execution."""
+    miss's cost weighted by it, what heading there was expected to cost in execution.
+    A placement made as meant that needed a timed press (a tuck or spin) has its window
+    in `slack`, where a press a frame too late would have locked in `timed_miss`, the
+    chance of that in `miss_chance` and `risk_points`: the chance times what that lock
+    would have cost against the player's (0 if nothing)."""
 
     number: int
     level: int
@@ -91,12 +95,15 @@ class PieceRating:
     misdrop_points_se: float | None = None
     miss_chance: float | None = None
     misdrop_expected_points: float | None = None
+    timed_miss: Place | None = None
+    risk_points: float | None = None
 
     def to_json(self) -> dict:
         out = asdict(self)
         out["player"] = _place_json(self.player)
         out["best"] = _place_json(self.best) if self.best is not None else None
         out["heading"] = _place_json(self.heading) if self.heading is not None else None
+        out["timed_miss"] = _place_json(self.timed_miss) if self.timed_miss is not None else None
         out["factors"] = list(self.factors)
         for key in (
             "points_lost",
@@ -104,6 +111,7 @@ class PieceRating:
             "misdrop_points",
             "misdrop_points_se",
             "misdrop_expected_points",
+            "risk_points",
         ):
             if out[key] is not None:
                 out[key] = round(out[key])
@@ -223,12 +231,19 @@ class Rater:
         if best is not None and best != decided:
             lost, lost_se = self._points_lost(position, decided, best, number)
             factors = worse_factors(position, decided, best, self.settings.evaluator)
-        slack = chance = expected = None
+        slack = chance = expected = risk = None
         if heading is not None and intent is not None:
             misdrop, misdrop_se = self._points_lost(position, place, heading, number)
             slack = intent.slack
             chance = miss_chance(slack, self.settings.timing_sd)
             expected = chance * misdrop if chance is not None else None
+        timed_miss = intent.miss if intent is not None and heading is None else None
+        if timed_miss is not None and intent is not None:
+            slack = intent.slack
+            chance = miss_chance(slack, self.settings.timing_sd)
+            if chance is not None:
+                miss_cost = self._points_lost(position, timed_miss, place, number)[0]
+                risk = chance * miss_cost
         return PieceRating(
             number=number,
             level=position.level,
@@ -249,4 +264,6 @@ class Rater:
             misdrop_points_se=misdrop_se,
             miss_chance=chance,
             misdrop_expected_points=expected,
+            timed_miss=timed_miss,
+            risk_points=risk,
         )

@@ -28,6 +28,8 @@ CSV_FIELDS = (
     "misdrop_points_se",
     "miss_chance",
     "misdrop_expected_points",
+    "timed_miss",
+    "risk_points",
 )
 
 
@@ -56,6 +58,9 @@ def table(game: GameRating) -> str:
                 f" (misdrop: heading for {describe_place(r.heading)}, {r.slack} frames of "
                 f"slack{odds}, cost {r.misdrop_points:,.0f} ± {r.misdrop_points_se:,.0f})"
             )
+        if r.timed_miss is not None:
+            risk = f", risk {r.risk_points:,.0f}" if r.risk_points is not None else ""
+            mark += f" (timed: {r.slack} frames of slack{risk})"
         lines.append(
             f"{r.number:>4} {r.level:>3} {r.lines:>5}  {r.piece:<2} {r.next:<2} "
             f"{describe_place(r.player):<15} {best:<15} {_lost(r):>16}  {r.grade:<10} "
@@ -118,6 +123,7 @@ def to_csv(game: GameRating) -> str:
         row["player"] = row["player"]["text"]
         row["best"] = row["best"]["text"] if row["best"] else ""
         row["heading"] = row["heading"]["text"] if row["heading"] else ""
+        row["timed_miss"] = row["timed_miss"]["text"] if row["timed_miss"] else ""
         row["factors"] = "; ".join(row["factors"])
         writer.writerow(row)
     return out.getvalue()
