@@ -10,8 +10,9 @@ brighter than the black well), and the digits of lines, score and level are read
 the ROM's own digit tiles. An interlaced frame is two pictures a field apart: its two
 fields are read apart and put in the order that makes the game move forward.
 
-A piece spawns when its spawn orientation appears at x 5, y 0 where it was not. The board
-just before is the stack it falls on; the next spawn's stack must be exactly what the
+A piece spawns where one piece's cells appear at the top with nothing else changed (at its
+spawn place, or already turned or moved by its first input). The board just before is the
+stack it falls on; the next spawn's stack must be exactly what the
 simulator leaves after locking the piece at one of its resting places (the lock, the line
 clears and their rules are the ROM's), or the placement is not accepted: a misread cannot
 invent a placement, it can only leave one unrated.
@@ -35,9 +36,8 @@ from nesbot.menus import GameSetup, start_game
 from nesbot.overlay import CELL, COLUMNS, PLAYFIELD_LEFT, PLAYFIELD_TOP, ROWS
 from nesbot.rating.positions import LoggedPiece, Place, Position
 from nesbot.rom import Rom
-from nesbot.video.reading import _open_input
+from nesbot.video.reading import open_input
 
-NES_WIDTH, NES_HEIGHT = 256, 240
 # Where the ROM writes its counters, in 8x8 tiles of the 256x240 picture: (column, row,
 # digits). Measured on nes-py's screen with the ROM's digit tiles (tests/test_screen.py).
 LINES_DIGITS = (19, 3, 3)
@@ -230,7 +230,7 @@ class ScreenState:
 
 
 def _pictures(path: Path) -> Iterator[Picture]:
-    with _open_input(path) as container:
+    with open_input(path) as container:
         stream = container.streams.video[0]
         stream.thread_type = "AUTO"
         for frame in container.decode(stream):

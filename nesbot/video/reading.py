@@ -30,7 +30,8 @@ class VideoFacts:
     colorspace: int
 
 
-def _open_input(path: Path) -> av.container.InputContainer:
+def open_input(path: Path) -> av.container.InputContainer:
+    """Open a video to decode it; NesbotError (one line) when it is missing or unreadable."""
     if not path.is_file():
         raise NesbotError(f"cannot read video {path}: no such file")
     try:
@@ -45,7 +46,7 @@ def _open_input(path: Path) -> av.container.InputContainer:
 
 def probe_video(path: str | os.PathLike[str]) -> VideoFacts:
     """Decode a whole video and say what it is."""
-    with _open_input(Path(path)) as container:
+    with open_input(Path(path)) as container:
         stream = container.streams.video[0]
         frames, last_pts = 0, None
         for frame in container.decode(stream):
@@ -85,7 +86,7 @@ def read_frames(path: str | os.PathLike[str], wanted: Iterable[int]) -> dict[int
     found: dict[int, np.ndarray] = {}
     if not wanted:
         return found
-    with _open_input(Path(path)) as container:
+    with open_input(Path(path)) as container:
         for index, frame in enumerate(container.decode(video=0)):
             if index in wanted:
                 found[index] = frame.to_ndarray(format="rgb24")
