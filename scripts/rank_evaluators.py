@@ -81,7 +81,8 @@ def main() -> None:
             with args.out.open("a") as out:
                 out.write(json.dumps(row) + "\n")
             print(json.dumps(row), flush=True)
-    rows = [json.loads(line) for line in args.out.open()]
+    latest = {(r["evaluator"], r["seed"]): r for r in map(json.loads, args.out.open())}
+    rows = list(latest.values())
     header = ("evaluator", "simulated mean", "games", "accuracy", "lost/placement")
     print(f"{header[0]:18} {header[1]:>14} {header[2]:>5} {header[3]:>9} {header[4]:>16}")
     for name, mean in SIMULATED_MEANS.items():

@@ -157,7 +157,8 @@ def main() -> None:
             with results.open("a") as out:
                 out.write(json.dumps(row) + "\n")
             print(json.dumps(row), flush=True)
-    rows = [json.loads(line) for line in results.open()]
+    latest = {(r["game"], r["kind"]): r for r in map(json.loads, results.open())}
+    rows = list(latest.values())
     names = ("copy", "games", "placements", "right", "invented", "cells right", "all right")
     print(
         f"{names[0]:10} {names[1]:>5} {names[2]:>10} {names[3]:>8} {names[4]:>8} "
