@@ -30,7 +30,7 @@ from nesbot.rating.screen import (
     find_geometry,
     pieces_from_spawns,
     read_states,
-    reference_screen,
+    rom_pictures,
     spawns,
     video_pieces,
 )
@@ -43,8 +43,13 @@ def _picture(rgb: np.ndarray) -> Picture:
 
 
 @pytest.fixture(scope="module")
-def screen(rom):
-    return reference_screen(rom)
+def pictures(rom):
+    return rom_pictures(rom)
+
+
+@pytest.fixture(scope="module")
+def screen(pictures):
+    return pictures.screen
 
 
 @pytest.fixture(scope="module")
@@ -97,6 +102,18 @@ def test_a_picture_without_the_game_is_refused(screen):
     noise = np.random.default_rng(1).integers(0, 255, (480, 640), np.uint8)
     with pytest.raises(NesbotError, match="no NES Tetris game screen"):
         find_geometry([noise], screen)
+
+
+def test_the_next_box_is_read_as_ram_holds_it(pictures, game_screens):
+    reader = FrameReader(Geometry(0, 0, 1, 1), pictures.glyphs, next_boxes=pictures.next_boxes)
+    assert len({box.tobytes() for box in pictures.next_boxes.values()}) == 7
+    read = 0
+    for index in range(10, len(game_screens) - 1):
+        around = {state.next for _rgb, state in game_screens[index - 3 : index + 2]}
+        if len(around) == 1:  # not within the frames the screen takes to show a change
+            assert reader.next_piece(_picture(game_screens[index][0])) in around
+            read += 1
+    assert read > 700
 
 
 def test_cells_are_read_in_the_games_palette(rom, game_screens):

@@ -43,6 +43,7 @@ from nesbot.video.reading import open_input
 LINES_DIGITS = (19, 3, 3)
 SCORE_DIGITS = (24, 8, 6)
 LEVEL_DIGITS = (26, 21, 2)
+NEXT_BOX = (188, 116, 40, 24)  # x, y, width, height of the next piece's box, in NES pixels
 FILLED = 64  # a cell's middle brighter than this (0-255, the brightest channel) is filled
 INK = 100  # a digit's pixel brighter than this is ink
 MAX_DIGIT_MISMATCH = 10  # of a tile's 64 pixels, for a digit to be read at all
@@ -62,11 +63,35 @@ class Geometry:
     match: float = 1.0
 
 
-def reference_screen(rom: Rom) -> np.ndarray:
-    """The ROM's game screen (256x240 greyscale) at a game's first piece, from nes-py."""
+@dataclass(frozen=True)
+class RomPictures:
+    """What the reader matches a video against, all drawn from the user's ROM: its game
+    screen (greyscale) at a game's start, its digit tiles, and the next box's picture
+    (filled pixels) for each piece."""
+
+    screen: np.ndarray
+    glyphs: np.ndarray
+    next_boxes: dict[int, np.ndarray]
+
+
+def rom_pictures(rom: Rom) -> RomPictures:
+    """Boot the ROM on nes-py to a game's first piece; the next box is drawn for each piece
+    by setting RAM's next piece for a frame."""
+    x, y, width, height = NEXT_BOX
+    boxes = {}
     with Emulator(rom.path) as emu:
         start_game(emu, GameSetup(level=0), align=False)
-        return _grey(emu.screen)
+        for _ in range(3):  # the counters and the first piece show
+            emu.step(0)
+        screen = _grey(emu.screen)
+        start = emu.save_state()
+        for piece in SPAWN_TABLE:
+            emu.load_state(start)
+            emu.ram[ram.NEXT_PIECE] = piece
+            emu.step(0)
+            emu.step(0)
+            boxes[piece] = _grey(emu.screen)[y : y + height, x : x + width] > FILLED
+    return RomPictures(screen, digit_glyphs(rom), boxes)
 
 
 def digit_glyphs(rom: Rom) -> np.ndarray:
@@ -163,10 +188,21 @@ class FrameReader:
     """Reads the board and the counters of pictures whose NES picture lies at `geometry`;
     `parity` 0 or 1 reads one field only (the lines of that parity)."""
 
-    def __init__(self, geometry: Geometry, glyphs: np.ndarray, parity: int | None = None) -> None:
+    def __init__(
+        self,
+        geometry: Geometry,
+        glyphs: np.ndarray,
+        parity: int | None = None,
+        next_boxes: dict[int, np.ndarray] | None = None,
+    ) -> None:
         self.geometry = geometry
         self.glyphs = glyphs
         self.parity = parity
+        self.next_boxes = next_boxes or {}
+        x, y, width, height = NEXT_BOX
+        box_x = self._x(x + np.arange(width) + 0.5)
+        box_y = self._y(y + np.arange(height) + 0.5)
+        self._box_points = (box_y[:, None], box_x[None, :])
         # Each cell's middle: a 3 x 3 grid of NES pixels 2-6 of its 8, in video pixels.
         offsets = np.array([2.5, 4.0, 5.5])
         cols = PLAYFIELD_LEFT + CELL * np.arange(COLUMNS)[:, None] + offsets[None, :]
@@ -205,6 +241,17 @@ class FrameReader:
         """20 x 10 booleans, True = filled."""
         return picture.bright(*self._cell_points).mean(axis=(2, 3)) > FILLED
 
+    def next_piece(self, picture: Picture) -> int | None:
+        """The next box's piece (a spawn orientation), or None when no piece's picture is
+        within a tenth of its pixels (the box hidden, or a misread)."""
+        shown = picture.bright(*self._box_points) > FILLED
+        best, fewest = None, shown.size // 10
+        for piece, box in self.next_boxes.items():
+            mismatches = int((box != shown).sum())
+            if mismatches < fewest:
+                best, fewest = piece, mismatches
+        return best
+
     def number(self, picture: Picture, name: str) -> int | None:
         """The counter `name` (lines, score or level), or None if a digit is unreadable."""
         ink = picture.bright(*self._digits[name]) > INK
@@ -227,6 +274,7 @@ class ScreenState:
     lines: int | None
     score: int | None
     level: int | None
+    next: int | None = None
 
 
 def _pictures(path: Path) -> Iterator[Picture]:
@@ -249,22 +297,22 @@ def read_states(path: str | os.PathLike[str], rom: Rom) -> tuple[Geometry, list[
             break
     if not sample:
         raise NesbotError(f"cannot read video {path}: it has no frames")
-    geometry = find_geometry(sample, reference_screen(rom))
-    glyphs = digit_glyphs(rom)
-    whole = FrameReader(geometry, glyphs)
-    fields = [FrameReader(geometry, glyphs, parity) for parity in (0, 1)]
+    pictures = rom_pictures(rom)
+    geometry = find_geometry(sample, pictures.screen)
+    whole = FrameReader(geometry, pictures.glyphs, next_boxes=pictures.next_boxes)
+    fields = [FrameReader(geometry, pictures.glyphs, parity) for parity in (0, 1)]
     read = []
     for index, picture in enumerate(_pictures(path)):
         boards = [reader.board(picture) for reader in fields]
         counters = tuple(whole.number(picture, name) for name in ("lines", "score", "level"))
-        read.append((index, counters, boards))
+        read.append((index, (*counters, whole.next_piece(picture)), boards))
     order = _field_order([boards for _index, _counters, boards in read])
     states = []
-    for index, (lines, score, level), boards in read:
+    for index, (lines, score, level, next_piece), boards in read:
         first, second = boards[order], boards[1 - order]
         if not np.array_equal(first, second):
-            states.append(ScreenState(index, first, lines, score, level))
-        states.append(ScreenState(index, second, lines, score, level))
+            states.append(ScreenState(index, first, lines, score, level, next_piece))
+        states.append(ScreenState(index, second, lines, score, level, next_piece))
     return geometry, states
 
 
@@ -320,6 +368,7 @@ class Spawn:
     lines: int | None
     score: int | None
     level: int | None
+    next: int | None = None  # the next box, read a few pictures on (it shows the new next)
 
 
 def spawns(states: list[ScreenState]) -> list[Spawn]:
@@ -329,17 +378,24 @@ def spawns(states: list[ScreenState]) -> list[Spawn]:
     and not before, and nothing else changed."""
     found = []
     empty = ScreenState(-1, np.zeros((ROWS, COLUMNS), bool), None, None, None)
-    for before, now in itertools.pairwise([empty, *states]):
+    for index, (before, now) in enumerate(itertools.pairwise([empty, *states])):
         appeared = now.board & ~before.board
         if not 3 <= appeared.sum() <= 4 or (before.board & ~now.board).any():
             continue
         rows, columns = np.nonzero(appeared)
         pieces = _NEW_PIECE_CELLS.get(frozenset(zip(rows.tolist(), columns.tolist(), strict=True)))
         if pieces is not None:
-            found.append(
-                Spawn(now.frame, pieces, _rows(before.board), now.lines, now.score, now.level)
-            )
+            shown = _most_shown([state.next for state in states[index + 2 : index + 8]])
+            stack = _rows(before.board)
+            found.append(Spawn(now.frame, pieces, stack, now.lines, now.score, now.level, shown))
     return found
+
+
+def _most_shown(pieces: list[int | None]) -> int | None:
+    """The piece the next box showed most often (a frame or two after a spawn it still
+    shows the piece that just spawned), None if none was read."""
+    read = [piece for piece in pieces if piece is not None]
+    return max(set(read), key=read.count) if read else None
 
 
 def places_between(position: Position, rows_after: tuple[int, ...]) -> list[Place]:
@@ -363,11 +419,15 @@ def pieces_from_spawns(found: list[Spawn]) -> list[LoggedPiece]:
     is left unrated."""
     pieces: list[LoggedPiece] = []
     known: tuple[int, int, int] | None = None  # level, lines, score from the simulator
-    kinds = [_kind(spawn, following) for spawn, following in itertools.pairwise(found)]
+    kinds = [
+        _kind(spawn, following, previous.next if previous else None)
+        for previous, spawn, following in zip([None, *found], found, found[1:], strict=False)
+    ]
     for number, (spawn, following) in enumerate(itertools.pairwise(found), 1):
         counters = known or _read_counters(spawn)
         piece = kinds[number - 1]
-        next_piece = kinds[number] if number < len(kinds) else _only(following.pieces)
+        next_piece = kinds[number] if number < len(kinds) else None
+        next_piece = next_piece or spawn.next or _only(following.pieces)
         known = None
         if counters is None or piece is None or next_piece is None:
             continue
@@ -390,11 +450,13 @@ def _only(pieces: tuple[int, ...]) -> int | None:
     return pieces[0] if len(pieces) == 1 else None
 
 
-def _kind(spawn: Spawn, following: Spawn) -> int | None:
-    """The piece a spawn is: the one it can be, or the one of those whose lock alone leads
-    to the next stack."""
+def _kind(spawn: Spawn, following: Spawn, announced: int | None) -> int | None:
+    """The piece a spawn is: the one it can be; else the one the next box announced a piece
+    before, or the one whose lock alone leads to the next stack."""
     if len(spawn.pieces) == 1:
         return spawn.pieces[0]
+    if announced in spawn.pieces:
+        return announced
     fitting = [
         piece
         for piece in spawn.pieces
