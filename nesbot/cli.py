@@ -297,18 +297,26 @@ def _rate_video(args: argparse.Namespace) -> int:
 
     if args.video:
         raise NesbotError("--video films a replayed .fm2 log; a video has no log to replay")
+    from nesbot.rating.screen import video_frames
+
     settings = _rating_settings(args)
     rom = _find_rom(args)
-    print(f"rate: reading the game from {args.game}", file=sys.stderr)
     with ExitStack() as stack:
+        reading_bars = stack.enter_context(ExitStack())
+        reading = reading_bars.enter_context(
+            Progress("rate: reading the video", video_frames(args.game), "frame")
+        )
         bars: list[Progress] = []
 
         def rated(done: int, total: int) -> None:
-            if not bars:
+            if not bars:  # the video is read: its bar makes way for the rating's
+                reading_bars.close()
                 bars.append(stack.enter_context(Progress("rate", total, "placement")))
             bars[0].advance_to(done)
 
-        rating = rate_video(rom, args.game, settings, workers=args.workers, on_rated=rated)
+        rating = rate_video(
+            rom, args.game, settings, args.workers, on_rated=rated, on_frame=reading.advance_to
+        )
     _print_rating(args, rating)
     return 0
 

@@ -133,12 +133,14 @@ def rate_video(
     settings: RatingSettings,
     workers: int = 1,
     on_rated: Callable[[int, int], None] | None = None,
+    on_frame: Callable[[int], None] | None = None,
 ) -> GameRating:
     """Rate the game a video shows (nesbot.rating.screen reads it), at the settings' speed:
     a video has no buttons to measure it from, nor to tell a misdrop by."""
     from nesbot.rating.screen import video_pieces  # OpenCV, only for videos
 
-    rating = rate_pieces(video_pieces(path, rom), settings, workers, False, on_rated)
+    pieces = video_pieces(path, rom, on_frame)
+    rating = rate_pieces(pieces, settings, workers, False, on_rated)
     searched = replace(rating.speed, tap_interval=settings.planner.tap_interval)
     return replace(rating, speed=searched, measured=False)
 

@@ -20,7 +20,7 @@ invent a placement, it can only leave one unrated.
 
 import itertools
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -277,17 +277,29 @@ class ScreenState:
     next: int | None = None
 
 
+def video_frames(path: str | os.PathLike[str]) -> int | None:
+    """The frame count the video's container states (None if it states none)."""
+    with open_input(Path(path)) as container:
+        return container.streams.video[0].frames or None
+
+
 def _pictures(path: Path) -> Iterator[Picture]:
     with open_input(path) as container:
         stream = container.streams.video[0]
         stream.thread_type = "AUTO"
-        for frame in container.decode(stream):
-            yield Picture(frame)
+        try:
+            for frame in container.decode(stream):
+                yield Picture(frame)
+        except av.FFmpegError as error:
+            raise NesbotError(f"cannot read video {path}: {error}") from None
 
 
-def read_states(path: str | os.PathLike[str], rom: Rom) -> tuple[Geometry, list[ScreenState]]:
+def read_states(
+    path: str | os.PathLike[str], rom: Rom, on_frame: Callable[[int], None] | None = None
+) -> tuple[Geometry, list[ScreenState]]:
     """Every picture of the video as a ScreenState, in time order (an interlaced frame's
-    two fields apart, when they show different boards)."""
+    two fields apart, when they show different boards); `on_frame(frames read)` after
+    each frame."""
     path = Path(path)
     sample = []
     for index, picture in enumerate(_pictures(path)):
@@ -306,6 +318,8 @@ def read_states(path: str | os.PathLike[str], rom: Rom) -> tuple[Geometry, list[
         boards = [reader.board(picture) for reader in fields]
         counters = tuple(whole.number(picture, name) for name in ("lines", "score", "level"))
         read.append((index, (*counters, whole.next_piece(picture)), boards))
+        if on_frame:
+            on_frame(index + 1)
     order = _field_order([boards for _index, _counters, boards in read])
     states = []
     for index, (lines, score, level, next_piece), boards in read:
@@ -471,9 +485,11 @@ def _read_counters(spawn: Spawn) -> tuple[int, int, int] | None:
     return spawn.level, spawn.lines, spawn.score
 
 
-def video_pieces(path: str | os.PathLike[str], rom: Rom) -> list[LoggedPiece]:
+def video_pieces(
+    path: str | os.PathLike[str], rom: Rom, on_frame: Callable[[int], None] | None = None
+) -> list[LoggedPiece]:
     """The pieces of the first game a video shows (nesbot rate GAME.mp4)."""
-    _geometry, states = read_states(path, rom)
+    _geometry, states = read_states(path, rom, on_frame)
     found = spawns(states)
     if len(found) < 2:
         raise NesbotError(f"{path}: no game found on the screen (fewer than two pieces)")
