@@ -160,7 +160,7 @@ class Rater:
         # tucks and spins low in the stack, at several times the search's cost.
         self.planner = build_planner(settings.evaluator, planner_settings, hold_shift=settings.das)
         # The game after a placement goes on as the bot plays it with the two known pieces,
-        # at 30 Hz and by plain paths only: a tenth of the gamepad search's cost, and both
+        # at 30 Hz and by plain paths only: a sixth of the gamepad search's cost, and both
         # places are played out by the same policy.
         self.playout_planner = build_planner(
             settings.evaluator,
@@ -231,19 +231,17 @@ class Rater:
         if best is not None and best != decided:
             lost, lost_se = self._points_lost(position, decided, best, number)
             factors = worse_factors(position, decided, best, self.settings.evaluator)
-        slack = chance = expected = risk = None
-        if heading is not None and intent is not None:
+        slack = chance = expected = risk = timed_miss = None
+        if intent is not None and (heading is not None or intent.miss is not None):
+            slack = intent.slack  # of the missed press, or of the tuck or spin made
+            chance = miss_chance(slack, self.settings.timing_sd)
+        if heading is not None:
             misdrop, misdrop_se = self._points_lost(position, place, heading, number)
-            slack = intent.slack
-            chance = miss_chance(slack, self.settings.timing_sd)
             expected = chance * misdrop if chance is not None else None
-        timed_miss = intent.miss if intent is not None and heading is None else None
-        if timed_miss is not None and intent is not None:
-            slack = intent.slack
-            chance = miss_chance(slack, self.settings.timing_sd)
+        elif intent is not None and intent.miss is not None:
+            timed_miss = intent.miss
             if chance is not None:
-                miss_cost = self._points_lost(position, timed_miss, place, number)[0]
-                risk = chance * miss_cost
+                risk = chance * self._points_lost(position, timed_miss, place, number)[0]
         return PieceRating(
             number=number,
             level=position.level,
