@@ -7,6 +7,10 @@ wasted. If pressing it earlier, by up to MAX_EARLY frames, would have moved the 
 locked it elsewhere, the player was heading there and missed: a misdrop. The frames of
 slack are how many of those earlier frames would have made it. A wasted press that no
 earlier timing makes count (tapping against a wall) is no misdrop.
+
+A placement made as meant may still have needed a timed press (a tuck or a spin): a tap
+that reaches the place only within a window of frames closed on both sides. Its window and
+where a press a frame late would have locked are kept, to weigh the risk the player took.
 """
 
 from collections.abc import Sequence
