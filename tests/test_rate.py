@@ -317,6 +317,18 @@ def test_a_rated_placement_against_the_best():
         rater.rate(position, (5, 10, 0x11))
 
 
+def test_a_piece_spawned_over_the_stack_is_rated_against_no_top_out():
+    """The ROM lets a piece spawn over the stack (here the Z over column 4) and move off it;
+    a lock where it spawned is the game's end, no place to play out. A hidamari game on
+    the ROM had this position: the player slid the Z right and lived."""
+    rows = (16, 24, 52, 1020, 1022, 487, 1022, 503, 1006, 447, 894, 991, 1017, 759, 1022)
+    rows += (511, 1021, 893, 511, 767)
+    position = Position(rows, 0x08, 0x02, 19, 63, 51900)
+    assert (5, 0, 0x08) not in position.game().resting_places()
+    rating = Rater(RatingSettings(EVALUATOR, playouts=2, horizon=2)).rate(position, (6, 1, 0x08))
+    assert rating.best in (None, (6, 1, 0x08)) and rating.points_lost is None
+
+
 def test_api_rates_a_position():
     rating = nesbot.rate(_position(), (0, 18, 0x11), playouts=2, horizon=2)
     assert isinstance(rating, nesbot.PieceRating) and rating.grade == "best"

@@ -210,7 +210,8 @@ class Rater:
         chooses the playouts' pieces). With the piece as a log showed it (its buttons and
         path), a misdrop is told apart."""
         game = position.game()
-        if place not in game.resting_places():
+        resting = set(game.resting_places())
+        if place not in resting:
             x, y, orientation = place
             raise NesbotError(
                 f"the {PIECE_NAMES[PIECE_TYPE[position.piece]]} cannot rest at x={x} y={y} "
@@ -218,12 +219,18 @@ class Rater:
             )
         found = self.reaches(game, place)
         plan = self.planner.plan(game)
+        # The ROM lets a piece spawn over the stack; one that cannot move then locks where
+        # it is and the game ends. Such a lock (the planner's, or a miss's) is no resting
+        # place to play out: nothing is compared with it.
         best = (plan[1], plan[2], plan[3]) if plan is not None else None
+        best = best if best in resting else None
         intent = None
         if logged is not None and logged.pads:
             intent = read_intent(
                 position, logged.pads, logged.late, place, logged.lead, logged.path
             )
+            if intent is not None and not {intent.heading, intent.miss or place} <= resting:
+                intent = None
         heading = intent.heading if intent is not None and intent.misdrop else None
         decided = heading or place
         lost = lost_se = misdrop = misdrop_se = None
