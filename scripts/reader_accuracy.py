@@ -129,6 +129,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--dir", type=Path, required=True)
     parser.add_argument("--games", type=int, default=10)
+    parser.add_argument("--first", type=int, default=1, help="start at this game (split a run)")
     parser.add_argument("--frames", type=int, default=6000)
     parser.add_argument(
         "--kinds", nargs="*", default=["clean", "480", "interlace", "colour", "all"]
@@ -140,7 +141,7 @@ def main() -> None:
     done = set()
     if results.exists():
         done = {(r["game"], r["kind"]) for r in map(json.loads, results.open())}
-    for game in range(1, args.games + 1):
+    for game in range(args.first, args.games + 1):
         clean, log = record(args.dir, game, args.frames)
         truth: list | None = None
         for kind in args.kinds:

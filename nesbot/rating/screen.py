@@ -45,6 +45,7 @@ SCORE_DIGITS = (24, 8, 6)
 LEVEL_DIGITS = (26, 21, 2)
 NEXT_BOX = (188, 116, 40, 24)  # x, y, width, height of the next piece's box, in NES pixels
 FILLED = 64  # a cell's middle brighter than this (0-255, the brightest channel) is filled
+GHOST = 0.6  # a field's cell under this share of the other field's is the other's ghost
 INK = 100  # a digit's pixel brighter than this is ink
 MAX_DIGIT_MISMATCH = 10  # of a tile's 64 pixels, for a digit to be read at all
 FINDING_FRAMES = 30  # frames tried for the picture's place, a few seconds apart
@@ -237,9 +238,13 @@ class FrameReader:
         ys = self._y(row * 8 + np.arange(8) + 0.5)
         return ys[:, None], xs[None, :]
 
+    def cell_values(self, picture: Picture) -> np.ndarray:
+        """20 x 10: each cell's middle, its brightest channel (0-255)."""
+        return picture.bright(*self._cell_points).mean(axis=(2, 3))
+
     def board(self, picture: Picture) -> np.ndarray:
         """20 x 10 booleans, True = filled."""
-        return picture.bright(*self._cell_points).mean(axis=(2, 3)) > FILLED
+        return self.cell_values(picture) > FILLED
 
     def next_piece(self, picture: Picture) -> int | None:
         """The next box's piece (a spawn orientation), or None when no piece's picture is
@@ -315,7 +320,7 @@ def read_states(
     fields = [FrameReader(geometry, pictures.glyphs, parity) for parity in (0, 1)]
     read = []
     for index, picture in enumerate(_pictures(path)):
-        boards = [reader.board(picture) for reader in fields]
+        boards = _field_boards(*(reader.cell_values(picture) for reader in fields))
         counters = tuple(whole.number(picture, name) for name in ("lines", "score", "level"))
         read.append((index, (*counters, whole.next_piece(picture)), boards))
         if on_frame:
@@ -328,6 +333,16 @@ def read_states(
             states.append(ScreenState(index, first, lines, score, level, next_piece))
         states.append(ScreenState(index, second, lines, score, level, next_piece))
     return geometry, states
+
+
+def _field_boards(top: np.ndarray, bottom: np.ndarray) -> list[np.ndarray]:
+    """The two fields' boards from their cells' values. A compressed interlaced picture
+    bleeds each field into the other: a cell far dimmer than in the other field is that
+    field's ghost, not a block."""
+    return [
+        (mine > FILLED) & (mine >= GHOST * theirs)
+        for mine, theirs in ((top, bottom), (bottom, top))
+    ]
 
 
 def _field_order(boards: list[list[np.ndarray]]) -> int:
