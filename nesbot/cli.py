@@ -221,7 +221,6 @@ def run_simulate(args: argparse.Namespace) -> int:
 
 def run_rate(args: argparse.Namespace) -> int:
     from nesbot.fm2 import fceux_rom_md5, read_fm2
-    from nesbot.progress import Progress
     from nesbot.rating.game import VIDEO_SUFFIXES, rate_log
 
     if args.game.lower().endswith(VIDEO_SUFFIXES):
@@ -244,14 +243,7 @@ def run_rate(args: argparse.Namespace) -> int:
     with ExitStack() as stack:
         replay_bars = stack.enter_context(ExitStack())
         replaying = _step_progress("rate: replay", log, replay_bars)
-        bars: list[Progress] = []
-
-        def rated(done: int, total: int) -> None:
-            if not bars:  # the replay is over: its bar makes way for the rating's
-                replay_bars.close()
-                bars.append(stack.enter_context(Progress("rate", total, "placement")))
-            bars[0].advance_to(done)
-
+        rated = _rating_progress(stack, replay_bars)
         rating = rate_log(
             rom,
             log,
@@ -275,6 +267,22 @@ def run_rate(args: argparse.Namespace) -> int:
         print(f"wrote {args.video}", file=sys.stderr)
     _print_rating(args, rating)
     return 0
+
+
+def _rating_progress(stack: ExitStack, reading: ExitStack) -> Callable[[int, int], None]:
+    """rate's on_rated: at the first placement rated, the bars of reading the game (in
+    `reading`) make way for the rating's (in `stack`)."""
+    from nesbot.progress import Progress
+
+    bars: list[Progress] = []
+
+    def rated(done: int, total: int) -> None:
+        if not bars:
+            reading.close()
+            bars.append(stack.enter_context(Progress("rate", total, "placement")))
+        bars[0].advance_to(done)
+
+    return rated
 
 
 def _rating_settings(args: argparse.Namespace) -> "RatingSettings":
@@ -306,14 +314,7 @@ def _rate_video(args: argparse.Namespace) -> int:
         reading = reading_bars.enter_context(
             Progress("rate: reading the video", video_frames(args.game), "frame")
         )
-        bars: list[Progress] = []
-
-        def rated(done: int, total: int) -> None:
-            if not bars:  # the video is read: its bar makes way for the rating's
-                reading_bars.close()
-                bars.append(stack.enter_context(Progress("rate", total, "placement")))
-            bars[0].advance_to(done)
-
+        rated = _rating_progress(stack, reading_bars)
         rating = rate_video(
             rom, args.game, settings, args.workers, on_rated=rated, on_frame=reading.advance_to
         )

@@ -80,8 +80,8 @@ def game_inputs(memory: np.ndarray, setup: GameSetup, steps: Steps, align: bool 
     yield from _to_level_menu(memory, setup.music)
     # Wait in the level menu until nes-py's step boundary lies after the game logic, so
     # that every step of the game is one whole frame (nesbot.emulator), then for the seed.
-    first = steps()
-    while steps() < (ALIGNED_FRAMES.start if align else first) + setup.seed_frames:
+    start = ALIGNED_FRAMES.start if align else steps()
+    while steps() < start + setup.seed_frames:
         yield 0
     target = setup.level % 10
     while memory[ram.START_LEVEL] != target:

@@ -150,7 +150,6 @@ def _in_order(seen: list[Place], route: list[Place]) -> bool:
 def _misdrop(
     position: Position, buttons: bytes, place: Place, wasted: list[tuple[int, int]]
 ) -> Intent:
-    timed = _timed_press(position, buttons, place)
     for frame, button in wasted:
         reached: list[Place] = []
         for early in range(1, MAX_EARLY + 1):
@@ -166,6 +165,7 @@ def _misdrop(
             heading = reached[0]
             slack = sum(1 for p in reached if p == heading)
             return Intent(heading, True, (frame, BUTTON_NAMES[button]), slack)
+    timed = _timed_press(position, buttons, place)
     if timed is not None:
         slack, miss = timed
         return Intent(place, False, slack=slack, miss=miss)

@@ -122,6 +122,16 @@ def _field_rows(game: Game) -> tuple[int, ...]:
     return tuple(game.state()["rows"][2:])
 
 
+def places_between(position: Position, rows_after: tuple[int, ...]) -> list[Place]:
+    """Every resting place where locking the position's piece leaves the board `rows_after`
+    (the board alone: a screen reader checks that one place, and only one, does)."""
+    return [
+        place
+        for place in position.game().resting_places()
+        if _field_rows(position.after(place)) == tuple(rows_after)
+    ]
+
+
 def placement_between(
     position: Position, rows_after: tuple[int, ...], lines_after: int, hint: Place | None = None
 ) -> Place | None:

@@ -34,7 +34,7 @@ from nesbot.emulator import Emulator
 from nesbot.errors import NesbotError
 from nesbot.menus import GameSetup, start_game
 from nesbot.overlay import CELL, COLUMNS, PLAYFIELD_LEFT, PLAYFIELD_TOP, ROWS
-from nesbot.rating.positions import LoggedPiece, Place, Position
+from nesbot.rating.positions import LoggedPiece, Position, places_between
 from nesbot.rom import Rom
 from nesbot.video.reading import open_input
 
@@ -425,19 +425,6 @@ def _most_shown(pieces: list[int | None]) -> int | None:
     shows the piece that just spawned), None if none was read."""
     read = [piece for piece in pieces if piece is not None]
     return max(set(read), key=read.count) if read else None
-
-
-def places_between(position: Position, rows_after: tuple[int, ...]) -> list[Place]:
-    """Every resting place where locking the position's piece leaves `rows_after`."""
-    return [
-        place
-        for place in position.game().resting_places()
-        if _board_after(position, place) == rows_after
-    ]
-
-
-def _board_after(position: Position, place: Place) -> tuple[int, ...]:
-    return tuple(position.after(place).state()["rows"][2:])
 
 
 def pieces_from_spawns(found: list[Spawn]) -> list[LoggedPiece]:
