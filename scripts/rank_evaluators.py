@@ -1,9 +1,13 @@
 """Does `nesbot rate` rank players as their results do? Games of the seeds' evaluators are
 recorded on the ROM (level 19, 30 Hz, the two-piece chain, as docs/strength.md simulates
-them) and rated with nesbot's own evaluator; prints each evaluator's accuracy and points
-lost a placement beside its simulated pre-29 mean.
+them) and rated with nesbot's own evaluator; prints each evaluator's accuracy, points lost
+a placement and share graded best or good beside its simulated pre-29 mean.
 
-    .venv/bin/python scripts/rank_evaluators.py --games 3 --pieces 300 --out ranks.jsonl
+    .venv/bin/python scripts/rank_evaluators.py --games 6 --seed 1050 --out ranks.jsonl
+
+Game k of an evaluator waits (seed + 97 k) % 1000 frames in the level menu (GameSetup's
+seed): seeds whose waits lie a few frames apart deal nearly the same pieces, so a set of
+seeds is fresh only if its waits are far from those of the sets before it.
 """
 
 import argparse
@@ -17,7 +21,7 @@ from bench_rate import record
 from nesbot.evaluators import get_evaluator
 from nesbot.fm2 import read_fm2
 from nesbot.rating.game import rate_log
-from nesbot.rating.grades import is_accurate
+from nesbot.rating.grades import accuracy, is_best_or_good, tetris_points_per_placement
 from nesbot.rating.rater import RatingSettings
 from nesbot.rom import find_rom
 
@@ -72,7 +76,7 @@ def main() -> None:
                 "evaluator": name,
                 "seed": seed,
                 "placements": len(lost),
-                "accurate": sum(is_accurate(r.grade) for r in rating.ratings),
+                "best_or_good": sum(is_best_or_good(r.grade) for r in rating.ratings),
                 "points_lost": sum(lost),
                 "points_lost_sq": sum(x * x for x in lost),
                 "lost": [round(x) for x in lost],
@@ -83,20 +87,25 @@ def main() -> None:
             print(json.dumps(row), flush=True)
     latest = {(r["evaluator"], r["seed"]): r for r in map(json.loads, args.out.open())}
     rows = list(latest.values())
-    header = ("evaluator", "simulated mean", "games", "accuracy", "lost/placement")
-    print(f"{header[0]:18} {header[1]:>14} {header[2]:>5} {header[3]:>9} {header[4]:>16}")
+    header = ("evaluator", "simulated mean", "games", "accuracy", "lost/placement", "best/good")
+    print(f"{header[0]:18} {header[1]:>14} {header[2]:>5} {header[3]:>14} {header[4]:>16} "
+          f"{header[5]:>14}")  # fmt: skip
     for name, mean in SIMULATED_MEANS.items():
         mine = [r for r in rows if r["evaluator"] == name]
         if not mine:
             continue
         n = sum(r["placements"] for r in mine)
-        accuracy = sum(r["accurate"] for r in mine) / n
+        levels = [level for r in mine for level in r["levels"]]
+        kept = accuracy(zip([x for r in mine for x in r["lost"]], levels, strict=True))
         lost = sum(r["points_lost"] for r in mine) / n
-        sd = math.sqrt(max(0.0, sum(r["points_lost_sq"] for r in mine) / n - lost**2))
-        accuracy_se = math.sqrt(accuracy * (1 - accuracy) / n)
+        lost_se = math.sqrt(max(0.0, sum(r["points_lost_sq"] for r in mine) / n - lost**2) / n)
+        # accuracy is 1 - lost / reference: its error is the mean loss's, on that scale
+        kept_se = lost_se * n / sum(map(tetris_points_per_placement, levels))
+        share = sum(r["best_or_good"] for r in mine) / n
+        share_se = math.sqrt(share * (1 - share) / n)
         print(
-            f"{name:18} {mean:>14,} {len(mine):>5} {accuracy:>8.1%} ± {accuracy_se:.1%}"
-            f" {lost:>9,.0f} ± {sd / math.sqrt(n):,.0f}"
+            f"{name:18} {mean:>14,} {len(mine):>5} {kept:>8.1%} ± {kept_se:.1%}"
+            f" {lost:>7,.0f} ± {lost_se:>5,.0f} {share:>8.1%} ± {share_se:.1%}"
         )
 
 

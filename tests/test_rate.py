@@ -28,7 +28,7 @@ from nesbot.planning import PlannerSettings, build_planner
 from nesbot.play import play_game
 from nesbot.rating import report
 from nesbot.rating.game import rate_pieces
-from nesbot.rating.grades import GRADES, grade
+from nesbot.rating.grades import GRADES, accuracy, grade
 from nesbot.rating.intent import Intent, read_intent
 from nesbot.rating.playouts import compare_places, playout_points
 from nesbot.rating.positions import (
@@ -300,6 +300,18 @@ def test_grades_follow_the_cut_offs_scaled_by_level():
     # worth 30/19 as much at 29, and levels past it rate as 29
     assert grade(20_000, 29) == grade(20_000, 39) == "mistake" != grade(20_000, 18)
     assert GRADES[0] == "best" and GRADES[-1] == "blunder"
+
+
+def test_accuracy_weighs_what_placements_lost_against_an_all_tetris_game():
+    # an all-Tetris game scores 2,400 a placement at level 19 (24,000 a Tetris, 10 pieces)
+    assert accuracy([(None, 19)] * 10) == 1.0
+    assert accuracy([(None, 19), (1_200, 19)]) == pytest.approx(0.75)
+    # nine best and one that costs a Tetris: 90% graded best, a game that kept less
+    assert accuracy([(None, 19)] * 9 + [(24_000, 19)]) == 0.0
+    assert accuracy([(240, 0)]) == accuracy([(4_800, 19)]) == 0.0  # scaled by level
+    assert accuracy([(120, 0), (None, 0)]) == pytest.approx(0.5)
+    assert accuracy([(1_500, 39)]) == accuracy([(1_500, 29)])  # past 29 rated as 29
+    assert accuracy([]) is None
 
 
 def test_a_rated_placement_against_the_best():

@@ -245,6 +245,38 @@ def test_a_piece_first_shown_turned_is_told_by_where_it_locks():
     assert piece.position.piece == 0x02 and piece.place == (5, 18, 0x02)
 
 
+def _states(*cell_sets: list[tuple[int, int]]) -> list[ScreenState]:
+    states = []
+    for frame, cells in enumerate(cell_sets):
+        board = np.zeros((20, 10), bool)
+        for row, column in cells:
+            board[row, column] = True
+        states.append(ScreenState(frame, board, 0, 0, 18))
+    return states
+
+
+def test_a_piece_first_shown_with_two_cells_is_one_new_piece():
+    """An L turned on its first frame shows two cells, the rest hidden; turned again, then
+    falling, it is still the same piece (a recorded game's first piece did this)."""
+    column = [(0, 4), (1, 4)]
+    up = [(0, 2), (0, 3), (0, 4)]
+    falling = [[(row, 4), (row + 1, 2), (row + 1, 3), (row + 1, 4)] for row in range(19)]
+    found = spawns(_states([], column, up, *falling))
+    assert [spawn.frame for spawn in found] == [1] and 0x0E in found[0].pieces
+    l_on_the_floor = tuple([0] * 18 + [0b10000, 0b11100])
+    following = Spawn(40, (0x0A,), l_on_the_floor, 0, 0, 18)
+    (piece,) = pieces_from_spawns([found[0], following])
+    assert piece.position.piece == 0x0E and piece.place is not None
+
+
+def test_a_vertical_i_entering_from_the_hidden_rows_is_one_new_piece():
+    entering = [
+        [(row, 5) for row in range(max(0, bottom - 3), bottom + 1)] for bottom in range(1, 8)
+    ]
+    found = spawns(_states([], *entering))
+    assert [spawn.frame for spawn in found] == [1]
+
+
 def test_rate_command_reads_a_video(rom, recorded, capsys):
     folder, pictures, _truth = recorded
     video = folder / "short.mp4"

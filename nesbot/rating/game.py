@@ -9,7 +9,7 @@ from dataclasses import asdict, dataclass, replace
 from nesbot._core.pieces import KILL_SCREEN_LEVEL
 from nesbot.errors import NesbotError
 from nesbot.fm2 import InputLog
-from nesbot.rating.grades import GRADES, is_accurate
+from nesbot.rating.grades import GRADES, accuracy, is_best_or_good
 from nesbot.rating.positions import LoggedPiece, logged_pieces
 from nesbot.rating.rater import PieceRating, Rater, RatingSettings
 from nesbot.rating.speed import PlayerSpeed, measure_speed
@@ -38,15 +38,20 @@ class GameRating:
     measured: bool = True  # the speed was measured from the buttons (a video has none)
 
     def summary(self) -> dict:
-        """Per stage and overall: placements, accuracy (share graded best or good), the
-        mean expected points lost per placement, the count of each grade."""
+        """Per stage and overall: placements, accuracy (on points, grades.accuracy), the
+        share graded best or good, the mean expected points lost per placement, the count
+        of each grade, misdrops and timed moves."""
 
         def figures(ratings: list[PieceRating]) -> dict:
             count = len(ratings)
+            kept = accuracy((r.points_lost, r.level) for r in ratings)
             return {
                 "placements": count,
-                "accuracy": (
-                    round(sum(is_accurate(r.grade) for r in ratings) / count, 4) if count else None
+                "accuracy": None if kept is None else round(kept, 4),
+                "best_or_good": (
+                    round(sum(is_best_or_good(r.grade) for r in ratings) / count, 4)
+                    if count
+                    else None
                 ),
                 "points_lost_per_placement": (
                     round(sum(r.points_lost or 0.0 for r in ratings) / count) if count else None

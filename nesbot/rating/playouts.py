@@ -19,13 +19,13 @@ from nesbot._core.game import Game
 from nesbot._core.pieces import KILL_SCREEN_LEVEL
 from nesbot._core.search import Planner
 from nesbot._core.simulate import play
+from nesbot.rating.grades import TETRIS_POINTS_PER_LINE
 from nesbot.rating.positions import Place, Position
 
 # nesbot's pre-29 points as a share of an all-Tetris game's over the same lines: 0.67 in
 # the reaction-18 format, 0.73 from level 19 (docs/strength.md); the rest of a game is
 # valued at this rate. It matters little: two places differ in the rest by a line or two.
 REST_EFFICIENCY = 0.7
-TETRIS_POINTS_PER_LINE = 300  # 1,200 x (level + 1) for 4 lines
 DEFAULT_HORIZON = 16
 DEFAULT_PLAYOUTS = 8
 

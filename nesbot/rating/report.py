@@ -78,15 +78,17 @@ def summary_text(game: GameRating) -> str:
             if game.measured
             else "the player's speed: not measured (a video has no buttons)"
         ),
-        f"{'':<24}{'placements':>11}{'accuracy':>10}{'lost/placement':>16}  "
+        f"{'':<24}{'placements':>11}{'accuracy':>10}{'best/good':>10}{'lost/placement':>16}  "
         + " ".join(f"{g:>10}" for g in GRADES),
     ]
     rows = [*summary["stages"].items(), ("whole game", summary["game"])]
     for name, figures in rows:
-        accuracy = figures["accuracy"]
+        shares = "".join(
+            f"{'' if share is None else f'{share:.1%}':>10}"
+            for share in (figures["accuracy"], figures["best_or_good"])
+        )
         lines.append(
-            f"{name:<24}{figures['placements']:>11}"
-            f"{'' if accuracy is None else f'{accuracy:.1%}':>10}"
+            f"{name:<24}{figures['placements']:>11}{shares}"
             f"{figures['points_lost_per_placement'] or 0:>16,}  "
             + " ".join(f"{figures['grades'][g]:>10}" for g in GRADES)
         )

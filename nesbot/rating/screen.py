@@ -370,14 +370,16 @@ def _visible_cells(orientation: int, x: int, y: int) -> frozenset[tuple[int, int
 
 # Where a new piece can first show: its spawn row, or one lower (gravity of 1 frame a row),
 # turned or moved by its first input: every visible cell set, to the spawn orientations of
-# the pieces it can be (three cells in a row at the top: a T, J or L pointing up).
+# the pieces it can be (three cells in a row at the top: a T, J or L pointing up; two cells,
+# the rest in the hidden rows: a turned I, J or L, and more). A piece falling in from the
+# hidden rows never adds such a set with nothing leaving: its new cells are one, or apart.
 _NEW_PIECE_CELLS: dict[frozenset[tuple[int, int]], tuple[int, ...]] = {}
 for _orientation in range(len(ORIENTATION_CELLS)):
     for _x in range(-2, COLUMNS + 2):
         for _y in (0, 1):
             _cells = _visible_cells(_orientation, _x, _y)
             _spawn = SPAWN_TABLE[PIECE_TYPE[_orientation]]
-            if _cells and len(_cells) >= 3 and _spawn not in _NEW_PIECE_CELLS.get(_cells, ()):
+            if _cells and len(_cells) >= 2 and _spawn not in _NEW_PIECE_CELLS.get(_cells, ()):
                 _NEW_PIECE_CELLS[_cells] = (*_NEW_PIECE_CELLS.get(_cells, ()), _spawn)
 
 
@@ -388,7 +390,7 @@ def _rows(board: np.ndarray) -> tuple[int, ...]:
 @dataclass(frozen=True)
 class Spawn:
     """A piece's first picture: where in the video, the spawn orientations of the pieces
-    it can be (one, unless it first shows three cells), the stack it falls on (the picture
+    it can be (one, unless it first shows two or three cells), the stack it falls on (the picture
     before), and the counters read there."""
 
     frame: int
@@ -403,13 +405,13 @@ class Spawn:
 def spawns(states: list[ScreenState]) -> list[Spawn]:
     """The pictures where a new piece appears at the top: the cells of one piece where it
     can first show (its spawn place, turned or moved by its first input: a piece shows on
-    the screen a frame after it spawns, and a turned one may show three cells) filled now
+    the screen a frame after it spawns, and a turned one may show two or three cells) filled now
     and not before, and nothing else changed."""
     found = []
     empty = ScreenState(-1, np.zeros((ROWS, COLUMNS), bool), None, None, None)
     for index, (before, now) in enumerate(itertools.pairwise([empty, *states])):
         appeared = now.board & ~before.board
-        if not 3 <= appeared.sum() <= 4 or (before.board & ~now.board).any():
+        if not 2 <= appeared.sum() <= 4 or (before.board & ~now.board).any():
             continue
         rows, columns = np.nonzero(appeared)
         pieces = _NEW_PIECE_CELLS.get(frozenset(zip(rows.tolist(), columns.tolist(), strict=True)))
