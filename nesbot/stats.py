@@ -89,28 +89,31 @@ def run_games(
     """Every spec's result, in the order of `specs`, on `workers` processes."""
     _check_workers(workers)
     results: dict[int, dict] = {}
-    for index, result in _map(specs, workers):
+    for index, result in map_indexed(play_one, specs, workers):
         results[index] = result
         if on_result:
             on_result()
     return [results[i] for i in range(len(specs))]
 
 
-def _play_indexed(indexed: tuple[int, GameSpec]) -> tuple[int, dict]:
-    index, spec = indexed
-    return index, play_one(spec)
+def _call_indexed[T, R](function: Callable[[T], R], indexed: tuple[int, T]) -> tuple[int, R]:
+    index, item = indexed
+    return index, function(item)
 
 
-def _map(specs: list[GameSpec], workers: int) -> Iterator[tuple[int, dict]]:
-    """(index, result) of every spec, as each game finishes (so progress moves whatever
-    game is slow)."""
-    if workers == 1 or len(specs) <= 1:
-        yield from map(_play_indexed, enumerate(specs))
+def map_indexed[T, R](
+    function: Callable[[T], R], items: list[T], workers: int
+) -> Iterator[tuple[int, R]]:
+    """(index, function(item)) of every item, as each finishes (so progress moves whatever
+    game is slow), on `workers` processes; `function` must be a module's own function."""
+    indexed = partial(_call_indexed, function)
+    if workers == 1 or len(items) <= 1:
+        yield from map(indexed, enumerate(items))
         return
     # spawn, not fork: the parent may hold threads (video writer, Ray) that fork would copy.
     context = multiprocessing.get_context("spawn")
-    with context.Pool(min(workers, len(specs))) as pool:
-        yield from pool.imap_unordered(_play_indexed, enumerate(specs), chunksize=1)
+    with context.Pool(min(workers, len(items))) as pool:
+        yield from pool.imap_unordered(indexed, enumerate(items), chunksize=1)
 
 
 def _check_workers(workers: int) -> None:

@@ -106,7 +106,7 @@ def _rate_all(jobs: list, workers: int) -> Iterator[PieceRating]:
     if workers == 1 or len(jobs) <= 1:
         yield from map(_rate_one, jobs)
         return
-    context = multiprocessing.get_context("spawn")  # as stats._map: no fork of threads
+    context = multiprocessing.get_context("spawn")  # as stats.map_indexed: no fork of threads
     with context.Pool(min(workers, len(jobs))) as pool:
         yield from pool.imap(_rate_one, jobs, chunksize=4)
 
