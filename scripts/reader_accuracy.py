@@ -48,11 +48,14 @@ def record(directory: Path, game: int, frames: int, seed: int) -> tuple[Path, Pa
     video, log = directory / f"game{game}.mp4", directory / f"game{game}.fm2"
     if not video.exists():
         level = 10 + game % 10
+        parts = [path.with_name(f"{path.stem}.part{path.suffix}") for path in (video, log)]
         subprocess.run(
             [sys.executable, "-m", "nesbot", "play", "--level", str(level), "--seed", str(seed),
-             "--max-frames", str(frames), "--video", str(video), "--log", str(log)],
+             "--max-frames", str(frames), "--video", str(parts[0]), "--log", str(parts[1])],
             check=True, stdout=subprocess.DEVNULL,
         )  # fmt: skip
+        parts[1].rename(log)
+        parts[0].rename(video)  # last: a stopped run records the game again
     return video, log
 
 
@@ -69,7 +72,8 @@ def degrade(clean: Path, out: Path, kind: str) -> Path:
     interlace = kind in ("interlace", "all")
     colour = kind in ("colour", "all")
     bit_rate = {"480": 600_000, "interlace": 1_500_000, "colour": 600_000, "all": 1_000_000}
-    with av.open(str(clean)) as source, av.open(str(out), "w") as target:
+    partial = out.with_name(f"{out.stem}.part{out.suffix}")  # a stopped run leaves no copy
+    with av.open(str(clean)) as source, av.open(str(partial), "w") as target:
         stream = target.add_stream("libx264", rate=NES_RATE / 2 if interlace else NES_RATE)
         stream.bit_rate = bit_rate[kind]
         stream.pix_fmt = "yuv420p"
@@ -93,6 +97,7 @@ def degrade(clean: Path, out: Path, kind: str) -> Path:
                 target.mux(packet)
         for packet in stream.encode():
             target.mux(packet)
+    partial.rename(out)
     return out
 
 

@@ -277,6 +277,19 @@ def test_a_vertical_i_entering_from_the_hidden_rows_is_one_new_piece():
     assert [spawn.frame for spawn in found] == [1]
 
 
+def test_a_spawn_may_show_with_the_stacks_last_redrawn_cells():
+    """After a line clear the ROM redraws the stack a few rows a frame; an interlaced
+    field can show the last of them only with the new piece. The stack is the spawn
+    picture's, without the piece."""
+    stack = [(19, column) for column in range(9)]
+    partly = stack[:5]
+    t_piece = [(0, 4), (0, 5), (0, 6), (1, 5)]
+    (found,) = spawns(_states(partly, stack[:5] + stack[5:] + t_piece))
+    assert found.pieces == (0x02,) and found.stack == tuple([0] * 19 + [0b111111111])
+    shifted = _states([(18, 0), *partly], stack + t_piece)  # a cell gone: not a spawn
+    assert spawns(shifted) == []
+
+
 def test_rate_command_reads_a_video(rom, recorded, capsys):
     folder, pictures, _truth = recorded
     video = folder / "short.mp4"

@@ -383,6 +383,9 @@ for _orientation in range(len(ORIENTATION_CELLS)):
                 _NEW_PIECE_CELLS[_cells] = (*_NEW_PIECE_CELLS.get(_cells, ()), _spawn)
 
 
+_NEW_PIECE_ROWS = 1 + max(row for cells in _NEW_PIECE_CELLS for row, _column in cells)
+
+
 def _rows(board: np.ndarray) -> tuple[int, ...]:
     return tuple(int(sum(1 << c for c in range(COLUMNS) if row[c])) for row in board)
 
@@ -405,19 +408,24 @@ class Spawn:
 def spawns(states: list[ScreenState]) -> list[Spawn]:
     """The pictures where a new piece appears at the top: the cells of one piece where it
     can first show (its spawn place, turned or moved by its first input: a piece shows on
-    the screen a frame after it spawns, and a turned one may show two or three cells) filled now
-    and not before, and nothing else changed."""
+    the screen a frame after it spawns, and a turned one may show two or three cells) filled
+    now and not before in the top rows, and nothing gone. Cells may appear lower down in
+    the same picture: the stack's last rows redrawn after a line clear, which an interlaced
+    field can show late. The stack the piece falls on is the picture's, without the piece."""
     found = []
     empty = ScreenState(-1, np.zeros((ROWS, COLUMNS), bool), None, None, None)
     for index, (before, now) in enumerate(itertools.pairwise([empty, *states])):
-        appeared = now.board & ~before.board
-        if not 2 <= appeared.sum() <= 4 or (before.board & ~now.board).any():
+        if (before.board & ~now.board).any():
             continue
-        rows, columns = np.nonzero(appeared)
+        piece = now.board & ~before.board
+        piece[_NEW_PIECE_ROWS:] = False
+        if not 2 <= piece.sum() <= 4:
+            continue
+        rows, columns = np.nonzero(piece)
         pieces = _NEW_PIECE_CELLS.get(frozenset(zip(rows.tolist(), columns.tolist(), strict=True)))
         if pieces is not None:
             shown = _most_shown([state.next for state in states[index + 2 : index + 8]])
-            stack = _rows(before.board)
+            stack = _rows(now.board & ~piece)
             found.append(Spawn(now.frame, pieces, stack, now.lines, now.score, now.level, shown))
     return found
 
