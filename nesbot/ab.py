@@ -37,7 +37,8 @@ DEFAULT_HORIZON = 12
 
 @dataclass(frozen=True)
 class ABSpec:
-    """One game of the comparison: B plays it, A is asked at every piece."""
+    """One game of the comparison: B plays it, A is asked at every piece. `settings` are
+    both planners' (the reaction too), unless `b_settings` gives B its own."""
 
     a: Evaluator
     b: Evaluator
@@ -48,6 +49,7 @@ class ABSpec:
     playouts: int = DEFAULT_PLAYOUTS
     horizon: int = DEFAULT_HORIZON
     max_pieces: int = -1  # a game's first pieces only (tests); -1: to level 29
+    b_settings: PlannerSettings | None = None
 
 
 @dataclass(frozen=True)
@@ -69,9 +71,11 @@ _planners: tuple[tuple, tuple[Planner, Planner]] | None = None
 def _planners_for(spec: ABSpec) -> tuple[Planner, Planner]:
     """A's and B's planners, kept by each process for its last pair."""
     global _planners
-    key = (spec.a, spec.b, spec.settings)
+    b_settings = spec.b_settings or spec.settings
+    key = (spec.a, spec.b, spec.settings, b_settings)
     if _planners is None or _planners[0] != key:
-        _planners = (key, tuple(build_planner(e, spec.settings) for e in (spec.a, spec.b)))
+        planners = (build_planner(spec.a, spec.settings), build_planner(spec.b, b_settings))
+        _planners = (key, planners)
     return _planners[1]
 
 
@@ -110,6 +114,7 @@ def ab_game(spec: ABSpec) -> ABGame:
     """Play one game of the comparison (module docstring)."""
     planner_a, planner_b = _planners_for(spec)
     reaction = spec.settings.reaction
+    b_reaction = (spec.b_settings or spec.settings).reaction
     game = Game.start(spec.level, *game_setup(spec.seed, spec.index))
     pieces_seed = pieces_seed_of(spec.seed, spec.index)
     pieces = differ = 0
@@ -121,7 +126,7 @@ def ab_game(spec: ABSpec) -> ABGame:
         and pieces != spec.max_pieces
     ):
         start = _from_zero(game)
-        mine = _one_piece(planner_b, start, reaction, pieces_seed)
+        mine = _one_piece(planner_b, start, b_reaction, pieces_seed)
         theirs = _one_piece(planner_a, start, reaction, pieces_seed)
         pieces += 1
         if mine.state()["rows"] != theirs.state()["rows"]:

@@ -27,23 +27,30 @@ def read_board(path: str) -> list[int]:
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
         raise NesbotError(f"cannot read board {path}: {error}") from None
+    return parse_board(text, f"board {path}")
+
+
+def parse_board(text: str, name: str = "the board") -> list[int]:
+    """The 20 row masks of a board's text (the module's docstring says how it is written);
+    `name` says which board in an error."""
     rows = [
         line.strip()
         for line in text.splitlines()
         if line.strip() and not line.lstrip().startswith(";")
     ]
     if len(rows) != 20:
-        raise NesbotError(f"board {path} has {len(rows)} rows, expected 20 (top row first)")
+        raise NesbotError(f"{name} has {len(rows)} rows, expected 20 (top row first)")
     masks = []
     for number, row in enumerate(rows, start=1):
         if len(row) != 10:
-            raise NesbotError(f"board {path} row {number} has {len(row)} cells, expected 10")
+            raise NesbotError(f"{name} row {number} has {len(row)} cells, expected 10")
         masks.append(sum(1 << c for c, cell in enumerate(row) if cell != "."))
     return masks
 
 
-def _spawn(name: str) -> int:
-    if name.upper() not in PIECE_NAMES:
+def spawn_orientation(name: str) -> int:
+    """The spawn orientation ID of a piece's letter (T, J, Z, O, S, L, I)."""
+    if len(name) != 1 or name.upper() not in PIECE_NAMES:
         raise NesbotError(f"piece {name!r} is not one of {', '.join(PIECE_NAMES)}")
     return SPAWN_TABLE[PIECE_NAMES.index(name.upper())]
 
@@ -72,7 +79,7 @@ def explain(
         format_trace(evaluate_trace(rows, 0, 0, evaluator)),
         _nes_features(rows),
     ]
-    game = Game.spawned(rows, _spawn(piece), _spawn(next_piece), level)
+    game = Game.spawned(rows, spawn_orientation(piece), spawn_orientation(next_piece), level)
     planner = build_planner(evaluator, settings)
     chosen = planner.plan(game)
     if chosen is None:

@@ -12,6 +12,7 @@ error over the games and the playouts' share of that error.
 import argparse
 import json
 import math
+from dataclasses import replace
 from pathlib import Path
 
 from nesbot.ab import DEFAULT_HORIZON, DEFAULT_PLAYOUTS, ABGame, ABSpec, run_ab, summarize
@@ -27,6 +28,8 @@ def main() -> None:
     parser.add_argument("--level", type=int, default=18)
     parser.add_argument("--reaction", type=int, default=18)
     parser.add_argument("--lookahead", type=int, default=1)
+    parser.add_argument("--b-premove", type=int, help="B's --premove (A's is 0)")
+    parser.add_argument("--b-lookahead", type=int, help="B's --lookahead (A's is --lookahead)")
     parser.add_argument("--games", type=int, default=100)
     parser.add_argument("--seed", type=int, default=7000)
     parser.add_argument("--playouts", type=int, default=DEFAULT_PLAYOUTS)
@@ -37,12 +40,27 @@ def main() -> None:
     a = get_evaluator(args.a, args.a_weights, args.reaction)
     b = get_evaluator(args.b, args.b_weights, args.reaction)
     settings = PlannerSettings(lookahead=args.lookahead, reaction=args.reaction)
+    b_settings = replace(
+        settings,
+        premove=args.b_premove or 0,
+        lookahead=args.lookahead if args.b_lookahead is None else args.b_lookahead,
+    )
     done: dict[int, ABGame] = {}
     if args.out.exists():
         for row in map(json.loads, args.out.open()):
             done[row.pop("index")] = ABGame(**row)
     specs = [
-        ABSpec(a, b, settings, args.level, args.seed, index, args.playouts, args.horizon)
+        ABSpec(
+            a,
+            b,
+            settings,
+            args.level,
+            args.seed,
+            index,
+            args.playouts,
+            args.horizon,
+            b_settings=b_settings,
+        )
         for index in range(args.games)
         if index not in done
     ]

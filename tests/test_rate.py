@@ -104,7 +104,7 @@ def test_position_of_reads_a_board_text_and_letters():
     for bad in ("X", "TT"):
         with pytest.raises(nesbot.NesbotError, match="not one of"):
             Position.of(text, bad, "I", 19)
-    with pytest.raises(nesbot.NesbotError, match="20 lines"):
+    with pytest.raises(nesbot.NesbotError, match="expected 20"):
         Position.of("#" * 10, "T", "I", 19)
 
 

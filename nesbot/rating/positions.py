@@ -14,9 +14,10 @@ import numpy as np
 
 from nesbot import ram
 from nesbot._core.game import Game
-from nesbot._core.pieces import PIECE_NAMES, SPAWN_TABLE
+from nesbot._core.pieces import SPAWN_TABLE
 from nesbot.emulator import Emulator
 from nesbot.errors import NesbotError
+from nesbot.explain import parse_board, spawn_orientation
 from nesbot.fm2 import InputLog
 from nesbot.rom import Rom
 
@@ -77,13 +78,10 @@ class Position:
         """A position from a board (20 row masks, or 20 lines of 10 cells top first, '.'
         empty and anything else filled, as `nesbot explain` reads) and piece letters."""
         if isinstance(board, str):
-            lines_of_cells = [line.strip() for line in board.strip().splitlines()]
-            if len(lines_of_cells) != 20 or any(len(line) != 10 for line in lines_of_cells):
-                raise NesbotError("a board needs 20 lines of 10 cells, top row first")
-            board = [
-                sum(1 << c for c, cell in enumerate(line) if cell != ".") for line in lines_of_cells
-            ]
-        return cls(tuple(board), _spawn_of(piece), _spawn_of(next), level, lines, score)
+            board = parse_board(board)
+        return cls(
+            tuple(board), spawn_orientation(piece), spawn_orientation(next), level, lines, score
+        )
 
     def game(self) -> Game:
         """The simulator's game on the position's first active frame."""
@@ -110,12 +108,6 @@ class Position:
                 f"${place[2]:02X} on this board"
             ) from None
         return game
-
-
-def _spawn_of(letter: str) -> int:
-    if len(letter) != 1 or letter.upper() not in PIECE_NAMES:
-        raise NesbotError(f"piece {letter!r} is not one of {', '.join(PIECE_NAMES)}")
-    return SPAWN_TABLE[PIECE_NAMES.index(letter.upper())]
 
 
 def _field_rows(game: Game) -> tuple[int, ...]:
