@@ -28,7 +28,7 @@ from nesbot._core.search import Planner
 from nesbot._core.simulate import play
 from nesbot.evaluators import Evaluator
 from nesbot.planning import PlannerSettings, build_planner
-from nesbot.rating.playouts import rest_of_game
+from nesbot.rating.playouts import played_on
 from nesbot.stats import MAX_FRAMES, game_setup, map_indexed, pieces_seed_of
 
 DEFAULT_PLAYOUTS = 4
@@ -79,10 +79,6 @@ def _planners_for(spec: ABSpec) -> tuple[Planner, Planner]:
     return _planners[1]
 
 
-def _score(game: Game) -> int:
-    return ram.bcd_value(*game.state()["score"])
-
-
 def _from_zero(game: Game) -> Game:
     """The game with a zero score, so the 999,999 cap cannot hide points."""
     return Game.from_state(game.state() | {"score": [0, 0, 0]})
@@ -93,21 +89,6 @@ def _one_piece(planner: Planner, game: Game, reaction: int, pieces_seed: int) ->
     after = game.copy()
     play(planner, after, MAX_FRAMES, KILL_SCREEN_LEVEL, reaction, pieces_seed, 1)
     return after
-
-
-def _played_on(planner: Planner, game: Game, spec: ABSpec, seed: int) -> float:
-    """One playout's value of `game`: its points (from the decision's zero score) after A
-    plays `horizon` more pieces, plus the rest of the pre-29 game if alive before 29."""
-    game = game.copy()
-    if not game.topped_out:
-        play(
-            planner, game, MAX_FRAMES, KILL_SCREEN_LEVEL, spec.settings.reaction, seed,
-            spec.horizon,
-        )  # fmt: skip
-    points = float(_score(game))
-    if not game.topped_out and game.state()["level"] < KILL_SCREEN_LEVEL:
-        points += rest_of_game(game)
-    return points
 
 
 def ab_game(spec: ABSpec) -> ABGame:
@@ -134,13 +115,14 @@ def ab_game(spec: ABSpec) -> ABGame:
             draws = np.random.default_rng([spec.seed, spec.index, pieces, 2])
             seeds = draws.integers(2**62, size=spec.playouts).tolist()
             gaps = [
-                _played_on(planner_a, mine, spec, s) - _played_on(planner_a, theirs, spec, s)
-                for s in seeds
+                played_on(planner_a, mine.copy(), seed, spec.horizon, reaction)
+                - played_on(planner_a, theirs.copy(), seed, spec.horizon, reaction)
+                for seed in seeds
             ]
             gain += sum(gaps) / len(gaps)
             if len(gaps) > 1:
                 gain_var += float(np.var(gaps, ddof=1)) / len(gaps)
-        b_points += _score(mine)  # the piece's points: its decision came before 29
+        b_points += ram.bcd_value(*mine.state()["score"])  # its decision came before 29
         game = mine
     return ABGame(pieces, differ, gain, gain_var, b_points)
 

@@ -11,6 +11,7 @@ seeds is fresh only if its waits are far from those of the sets before it.
 """
 
 import argparse
+import itertools
 import json
 import math
 import tempfile
@@ -21,7 +22,7 @@ from bench_rate import record
 from nesbot.evaluators import get_evaluator
 from nesbot.fm2 import read_fm2
 from nesbot.rating.game import rate_log
-from nesbot.rating.grades import accuracy, is_best_or_good, tetris_points_per_placement
+from nesbot.rating.grades import is_best_or_good, tetris_points_per_placement
 from nesbot.rating.rater import RatingSettings
 from nesbot.rom import find_rom
 
@@ -87,26 +88,57 @@ def main() -> None:
             print(json.dumps(row), flush=True)
     latest = {(r["evaluator"], r["seed"]): r for r in map(json.loads, args.out.open())}
     rows = list(latest.values())
+    figures = {
+        name: _figures([r for r in rows if r["evaluator"] == name])
+        for name in SIMULATED_MEANS
+        if any(r["evaluator"] == name for r in rows)
+    }
     header = ("evaluator", "simulated mean", "games", "accuracy", "lost/placement", "best/good")
     print(f"{header[0]:18} {header[1]:>14} {header[2]:>5} {header[3]:>14} {header[4]:>16} "
           f"{header[5]:>14}")  # fmt: skip
-    for name, mean in SIMULATED_MEANS.items():
-        mine = [r for r in rows if r["evaluator"] == name]
-        if not mine:
-            continue
-        n = sum(r["placements"] for r in mine)
-        levels = [level for r in mine for level in r["levels"]]
-        kept = accuracy(zip([x for r in mine for x in r["lost"]], levels, strict=True))
-        lost = sum(r["points_lost"] for r in mine) / n
-        lost_se = math.sqrt(max(0.0, sum(r["points_lost_sq"] for r in mine) / n - lost**2) / n)
-        # accuracy is 1 - lost / reference: its error is the mean loss's, on that scale
-        kept_se = lost_se * n / sum(map(tetris_points_per_placement, levels))
-        share = sum(r["best_or_good"] for r in mine) / n
-        share_se = math.sqrt(share * (1 - share) / n)
+    for name, f in figures.items():
         print(
-            f"{name:18} {mean:>14,} {len(mine):>5} {kept:>8.1%} ± {kept_se:.1%}"
-            f" {lost:>7,.0f} ± {lost_se:>5,.0f} {share:>8.1%} ± {share_se:.1%}"
+            f"{name:18} {SIMULATED_MEANS[name]:>14,} {f['games']:>5} "
+            f"{max(0.0, f['kept']):>8.1%} ± {f['kept_se']:.1%} "
+            f"{f['lost']:>7,.0f} ± {f['lost_se']:>5,.0f} {f['share']:>8.1%} ± {f['share_se']:.1%}"
         )
+    # Every pair, the better simulated mean first: does the rating tell them apart (the
+    # accuracies, unclipped, more than two errors apart), and in that order?
+    told = agree = 0
+    for better, worse in itertools.combinations(figures, 2):
+        gap = figures[better]["kept"] - figures[worse]["kept"]
+        error = math.hypot(figures[better]["kept_se"], figures[worse]["kept_se"])
+        if abs(gap) > 2 * error:
+            told += 1
+            agree += gap > 0
+        if gap <= 0:
+            print(f"  {better} rated at or below {worse}: {gap:+.1%} ± {error:.1%}")
+    pairs = len(figures) * (len(figures) - 1) // 2
+    print(f"pairs told apart by accuracy: {told} of {pairs}; in the means' order: {agree}")
+
+
+def _figures(games: list[dict]) -> dict:
+    """An evaluator's rated figures over its games. The accuracy's error is the ratio
+    estimator's over games (placements within a game are not independent)."""
+    n = sum(r["placements"] for r in games)
+    lost_of = [sum(r["lost"]) for r in games]
+    reference_of = [sum(map(tetris_points_per_placement, r["levels"])) for r in games]
+    ratio = sum(lost_of) / sum(reference_of)
+    residuals = [lost - ratio * ref for lost, ref in zip(lost_of, reference_of, strict=True)]
+    count = len(games)
+    spread = math.sqrt(sum(e * e for e in residuals) / (count * (count - 1))) if count > 1 else 0
+    lost = sum(r["points_lost"] for r in games) / n
+    lost_sd = math.sqrt(max(0.0, sum(r["points_lost_sq"] for r in games) / n - lost**2))
+    share = sum(r["best_or_good"] for r in games) / n
+    return {
+        "games": count,
+        "kept": 1 - ratio,  # unclipped: grades.accuracy floors it at 0
+        "kept_se": spread / (sum(reference_of) / count),
+        "lost": lost,
+        "lost_se": lost_sd / math.sqrt(n),
+        "share": share,
+        "share_se": math.sqrt(share * (1 - share) / n),
+    }
 
 
 if __name__ == "__main__":

@@ -51,8 +51,16 @@ def playout_points(
 ) -> float:
     """One playout's points from locking the position's piece at `place`."""
     # From a zero score, so the 999,999 cap cannot hide points.
-    game = replace(position, score=0).after(place)
-    pre29 = position.level < KILL_SCREEN_LEVEL
+    return played_on(planner, replace(position, score=0).after(place), seed, horizon, reaction)
+
+
+def played_on(
+    planner: Planner, game: Game, seed: int, horizon: int = DEFAULT_HORIZON, reaction: int = 0
+) -> float:
+    """One playout's points: `game`'s score (counted from where its worth is measured) once
+    the planner has played `horizon` more of its pieces (drawn for `seed`), plus, alive
+    before level 29, the rest of the pre-29 game. Plays `game` in place."""
+    pre29 = game.state()["level"] < KILL_SCREEN_LEVEL
     if not game.topped_out and horizon > 0:
         play(
             planner,

@@ -10,9 +10,10 @@ brighter than the black well), and the digits of lines, score and level are read
 the ROM's own digit tiles. An interlaced frame is two pictures a field apart: its two
 fields are read apart and put in the order that makes the game move forward.
 
-A piece spawns where one piece's cells appear at the top with nothing else changed (at its
-spawn place, or already turned or moved by its first input). The board just before is the
-stack it falls on; the next spawn's stack must be exactly what the
+A piece spawns where one piece's cells appear at the top and nothing disappears (at its
+spawn place, or already turned or moved by its first input; the stack's last rows redrawn
+after a clear may appear with it). That picture without the piece is the stack it falls
+on; the next spawn's stack must be exactly what the
 simulator leaves after locking the piece at one of its resting places (the lock, the line
 clears and their rules are the ROM's), or the placement is not accepted: a misread cannot
 invent a placement, it can only leave one unrated.
