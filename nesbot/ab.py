@@ -10,9 +10,11 @@ rest of the pre-29 game at an all-Tetris rate's share (rating.playouts.rest_of_g
 Summed over B's game, B's lead at those pieces estimates how many more pre-29 points B
 makes than A: J(B) - J(A) is the sum, over the states B's games visit, of what B's choice
 gains over A's when A plays on (the performance-difference identity; exact but for the
-horizon). Only the pieces where the two differ add anything, and each of them is
-paired, so a few dozen games tell apart weights whose whole games would need thousands
-(StackRabbit's evolution compares weights on the states where they disagree too).
+horizon). Only the pieces where the two differ add anything, and each is paired
+(StackRabbit's evolution compares weights on the states where they disagree too). What a
+choice costs beyond the horizon is not seen: in the reaction format, where the top-outs
+come tens of pieces after the stack that made them, short horizons favour the aggressive
+weights, and long ones carry a whole game's variance (docs/strength.md).
 """
 
 import math
