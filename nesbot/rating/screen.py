@@ -394,8 +394,8 @@ def _rows(board: np.ndarray) -> tuple[int, ...]:
 @dataclass(frozen=True)
 class Spawn:
     """A piece's first picture: where in the video, the spawn orientations of the pieces
-    it can be (one, unless it first shows two or three cells), the stack it falls on (the picture
-    before), and the counters read there."""
+    it can be (one, unless it first shows two or three cells), the stack it falls on (that
+    picture without the piece), and the counters read there."""
 
     frame: int
     pieces: tuple[int, ...]
