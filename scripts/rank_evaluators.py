@@ -46,8 +46,11 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=100)
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--out", type=Path, required=True, help="one JSON line per game")
+    parser.add_argument("--logs", type=Path, help="keep the games' logs here (and reuse them)")
     parser.add_argument("--evaluators", nargs="*", default=list(SIMULATED_MEANS))
     args = parser.parse_args()
+    if args.logs:
+        args.logs.mkdir(parents=True, exist_ok=True)
     rom = find_rom(args.rom)
     judge = RatingSettings(get_evaluator("nesbot-trained"))
     done = set()
@@ -69,8 +72,11 @@ def main() -> None:
                 align=True,  # where the bot plays as simulated, without desyncs
             )
             with tempfile.TemporaryDirectory() as temp:
-                log = Path(temp) / "game.fm2"
-                record(rom, log, game)
+                log = (args.logs or Path(temp)) / f"{name}-{seed}.fm2"
+                if not log.exists():
+                    part = log.with_suffix(".part")
+                    record(rom, part, game)
+                    part.rename(log)
                 rating = rate_log(rom, read_fm2(log), judge, workers=args.workers)
             lost = [r.points_lost or 0.0 for r in rating.ratings]
             row = {

@@ -503,3 +503,24 @@ def test_rate_command_rejects_what_it_cannot_read(tmp_path, capsys):
     assert main(["rate", str(tmp_path / "missing.fm2")]) == 2
     err = capsys.readouterr().err
     assert err.startswith("nesbot: error:") and err.count("\n") == 1
+
+
+def test_a_blunder_is_played_out_again_by_the_bot_as_it_plays():
+    """On this 16-row level-19 stack the playouts' cheap bot (plain paths, no lookahead)
+    tops out after the J locks high in the middle, where the bot as it plays lives on (the
+    player, nguyen-morua's bot, did too). The cheap figure alone would call it a lost game."""
+    board = "\n".join(
+        ["." * 10] * 4
+        + ["...##.....", "...###....", "..#####...", ".######...", ".#######.."]
+        + [".#######.."] * 5
+        + ["#########."] * 6
+    )
+    position = Position.of(board, "J", "O", 19, lines=54)
+    rater = Rater(RatingSettings(get_evaluator("nesbot-trained")))
+    player = (4, 3, 0x07)
+    rating = rater.rate(position, player, 1)
+    assert rating.best is not None and rating.best != player
+    cheap = compare_places(
+        rater.playout_planner, position, player, rating.best, rater.playout_seeds(1), 16
+    )
+    assert -cheap.gap > 500_000 and rating.points_lost < 0.5 * -cheap.gap

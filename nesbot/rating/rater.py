@@ -14,7 +14,7 @@ from nesbot._core.search import Searcher
 from nesbot.errors import NesbotError
 from nesbot.evaluators import Evaluator
 from nesbot.planning import DEFAULT_SETTINGS, PlannerSettings, build_planner
-from nesbot.rating.grades import grade
+from nesbot.rating.grades import WORST, grade
 from nesbot.rating.intent import read_intent
 from nesbot.rating.playouts import DEFAULT_HORIZON, DEFAULT_PLAYOUTS, compare_places
 from nesbot.rating.positions import LoggedPiece, Place, Position
@@ -29,7 +29,8 @@ class RatingSettings:
     placement (its tap rate the player's); `das`: the search also holds a direction until
     it repeats; `soft_drop`: the player's placement may also be found with Down pressed (the
     best is chosen without). Playouts: `playouts` random piece sequences of `horizon`
-    pieces each, played by the bot at 30 Hz without lookahead; `seed` chooses them.
+    pieces each, played by the bot at 30 Hz by plain paths without lookahead (a blunder's
+    again with the planner's lookahead and gamepad search); `seed` chooses them.
     `timing_sd`: the player's press timing spread in frames (speed.py), which weighs a
     misdrop's cost by the chance of missing its window."""
 
@@ -167,6 +168,12 @@ class Rater:
             replace(planner_settings, tap_hz=30, lookahead=0, premove=0),
             plain_first=True,
         )
+        # That policy is weak on a high stack: it tops out where the bot's own search, with
+        # its lookahead, lives on (a placement a player survived was once rated 820,000
+        # points lost). A blunder it finds is played out again by the bot as it plays.
+        self.confirm_planner = build_planner(
+            settings.evaluator, replace(planner_settings, tap_hz=30, premove=0)
+        )
         interval, das = planner_settings.tap_interval, settings.das
         self.searchers = [Searcher(interval, hold_shift=das)]
         if settings.soft_drop:
@@ -188,15 +195,18 @@ class Rater:
         self, position: Position, place: Place, better: Place, number: int
     ) -> tuple[float, float]:
         """Expected points `place` gives up against `better` (0 if none), and the error."""
-        comparison = compare_places(
-            self.playout_planner,
-            position,
-            place,
-            better,
-            self.playout_seeds(number),
-            self.settings.horizon,
-            self.settings.planner.reaction,
-        )
+        for planner in (self.playout_planner, self.confirm_planner):
+            comparison = compare_places(
+                planner,
+                position,
+                place,
+                better,
+                self.playout_seeds(number),
+                self.settings.horizon,
+                self.settings.planner.reaction,
+            )
+            if grade(-comparison.gap, position.level) != WORST:
+                break
         return max(0.0, -comparison.gap), comparison.gap_se
 
     def rate(
