@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from nesbot import ram
+from nesbot._core.pieces import ORIENTATION_CELLS
 from nesbot.bot import Bot
 from nesbot.cli import main
 from nesbot.evaluators import get_evaluator
@@ -288,6 +289,24 @@ def test_a_spawn_may_show_with_the_stacks_last_redrawn_cells():
     assert found.pieces == (0x02,) and found.stack == tuple([0] * 19 + [0b111111111])
     shifted = _states([(18, 0), *partly], stack + t_piece)  # a cell gone: not a spawn
     assert spawns(shifted) == []
+
+
+def test_of_two_locks_that_leave_the_same_stack_the_one_shown_is_taken():
+    """A T pointing up at y 11 and one pointing down at y 10 leave this stack alike (a
+    recorded game's piece); the screen showed the one that fell there."""
+    stack = tuple([0] * 9 + [48, 1016, 1016] + [1019] * 8)
+    position = Position(stack, 0x02, 0x0B, 17, 26)
+    up, down = (1, 11, 0x00), (1, 10, 0x02)
+    after = position.after(down).state()["rows"][2:]
+    assert position.after(up).state()["rows"][2:] == after
+    following = Spawn(60, (0x0B,), tuple(after), None, None, None)
+    for x, y, orientation in (up, down):
+        cells = frozenset((y + dy, x + dx) for dx, dy in ORIENTATION_CELLS[orientation])
+        spawn = Spawn(0, (0x02,), stack, 26, 0, 17, shown=frozenset({cells}))
+        (piece,) = pieces_from_spawns([spawn, following])
+        assert piece.place == (x, y, orientation)
+    unseen = Spawn(0, (0x02,), stack, 26, 0, 17)
+    assert pieces_from_spawns([unseen, following])[0].place is None
 
 
 def test_rate_command_reads_a_video(rom, recorded, capsys):

@@ -22,7 +22,7 @@ invent a placement, it can only leave one unrated.
 import itertools
 import os
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import av
@@ -404,6 +404,9 @@ class Spawn:
     score: int | None
     level: int | None
     next: int | None = None  # the next box, read a few pictures on (it shows the new next)
+    # The cells seen over the stack in each picture up to the next spawn: where the piece
+    # fell, and locked (two places can leave the same stack; the screen showed one).
+    shown: frozenset[frozenset[tuple[int, int]]] = frozenset()
 
 
 def spawns(states: list[ScreenState]) -> list[Spawn]:
@@ -414,6 +417,7 @@ def spawns(states: list[ScreenState]) -> list[Spawn]:
     the same picture: the stack's last rows redrawn after a line clear, which an interlaced
     field can show late. The stack the piece falls on is the picture's, without the piece."""
     found = []
+    starts = []  # each spawn's index in states, and the stack under it
     empty = ScreenState(-1, np.zeros((ROWS, COLUMNS), bool), None, None, None)
     for index, (before, now) in enumerate(itertools.pairwise([empty, *states])):
         if (before.board & ~now.board).any():
@@ -422,13 +426,24 @@ def spawns(states: list[ScreenState]) -> list[Spawn]:
         piece[_NEW_PIECE_ROWS:] = False
         if not 2 <= piece.sum() <= 4:
             continue
-        rows, columns = np.nonzero(piece)
-        pieces = _NEW_PIECE_CELLS.get(frozenset(zip(rows.tolist(), columns.tolist(), strict=True)))
+        pieces = _NEW_PIECE_CELLS.get(_cells(piece))
         if pieces is not None:
             shown = _most_shown([state.next for state in states[index + 2 : index + 8]])
-            stack = _rows(now.board & ~piece)
-            found.append(Spawn(now.frame, pieces, stack, now.lines, now.score, now.level, shown))
-    return found
+            stack = now.board & ~piece
+            starts.append((index, stack))
+            found.append(
+                Spawn(now.frame, pieces, _rows(stack), now.lines, now.score, now.level, shown)
+            )
+    ends = [index for index, _stack in starts[1:]] + [len(states)] if starts else []
+    return [
+        replace(spawn, shown=frozenset(_cells(state.board & ~stack) for state in states[i:end]))
+        for spawn, (i, stack), end in zip(found, starts, ends, strict=True)
+    ]
+
+
+def _cells(board: np.ndarray) -> frozenset[tuple[int, int]]:
+    rows, columns = np.nonzero(board)
+    return frozenset(zip(rows.tolist(), columns.tolist(), strict=True))
 
 
 def _most_shown(pieces: list[int | None]) -> int | None:
@@ -440,7 +455,8 @@ def _most_shown(pieces: list[int | None]) -> int | None:
 
 def pieces_from_spawns(found: list[Spawn]) -> list[LoggedPiece]:
     """The pieces of a game read from a video, each with its place when one lock, and only
-    one, of the one piece it can be leads to the next spawn's stack. Level, lines and
+    one, of the one piece it can be leads to the next spawn's stack (of two that do, the
+    one whose cells the screen showed). Level, lines and
     score come from the screen at the first piece (and again after a piece left unrated),
     then from the simulator. A piece whose kind, or whose next piece's kind, stays unsure
     is left unrated."""
@@ -461,6 +477,8 @@ def pieces_from_spawns(found: list[Spawn]) -> list[LoggedPiece]:
         level, lines, score = counters
         position = Position(spawn.stack, piece, next_piece, level, lines, score)
         places = places_between(position, following.stack)
+        if len(places) > 1:
+            places = [p for p in places if _visible_cells(p[2], p[0], p[1]) in spawn.shown]
         place = places[0] if len(places) == 1 else None
         if place is not None:
             after = position.after(place).state()
