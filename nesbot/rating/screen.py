@@ -426,7 +426,7 @@ def spawns(states: list[ScreenState]) -> list[Spawn]:
         piece[_NEW_PIECE_ROWS:] = False
         if not 2 <= piece.sum() <= 4:
             continue
-        pieces = _NEW_PIECE_CELLS.get(_cells(piece))
+        pieces = _NEW_PIECE_CELLS.get(_cell_set(piece))
         if pieces is not None:
             shown = _most_shown([state.next for state in states[index + 2 : index + 8]])
             stack = now.board & ~piece
@@ -436,12 +436,12 @@ def spawns(states: list[ScreenState]) -> list[Spawn]:
             )
     ends = [index for index, _stack in starts[1:]] + [len(states)] if starts else []
     return [
-        replace(spawn, shown=frozenset(_cells(state.board & ~stack) for state in states[i:end]))
+        replace(spawn, shown=frozenset(_cell_set(state.board & ~stack) for state in states[i:end]))
         for spawn, (i, stack), end in zip(found, starts, ends, strict=True)
     ]
 
 
-def _cells(board: np.ndarray) -> frozenset[tuple[int, int]]:
+def _cell_set(board: np.ndarray) -> frozenset[tuple[int, int]]:
     rows, columns = np.nonzero(board)
     return frozenset(zip(rows.tolist(), columns.tolist(), strict=True))
 
