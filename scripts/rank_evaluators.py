@@ -1,9 +1,11 @@
 """Does `nesbot rate` rank players as their results do? Games of the seeds' evaluators are
 recorded on the ROM (level 19, 30 Hz, the two-piece chain, as docs/strength.md simulates
 them) and rated with nesbot's own evaluator; prints each evaluator's accuracy, points lost
-a placement and share graded best or good beside its simulated pre-29 mean.
+a placement and share graded best or good beside its simulated pre-29 mean, then which
+pairs the accuracy tells apart and whether in the means' order.
 
-    .venv/bin/python scripts/rank_evaluators.py --games 6 --seed 1050 --out ranks.jsonl
+    .venv/bin/python scripts/rank_evaluators.py --games 6 --seed 1075 --workers 2 \
+        --logs rank-logs --out ranks.jsonl
 
 Game k of an evaluator waits (seed + 97 k) % 1000 frames in the level menu (GameSetup's
 seed): seeds whose waits lie a few frames apart deal nearly the same pieces, so a set of
