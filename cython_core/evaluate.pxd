@@ -87,12 +87,6 @@ ctypedef struct Weights:
     bint calming                     # the search applies rules 1, 3 and 4 (meatfighter-2018)
     bint extra                       # some w[17..24] is nonzero: compute those features too
     bint nes                         # some w[25..30] is nonzero: compute those too
-    # The max-out chase (search.Planner): while 0 <= maxout.burn_slack < chase_slack lines,
-    # each burned line costs chase_burn more (w[F_BURNED_LINES] + chase_burn) and
-    # high_stack starts chase_height rows higher.
-    double chase_burn
-    double chase_height
-    int chase_slack
 
 
 # The 15 board features of indices 0..16 into out.f; out.f[F_TOTAL_LINES_CLEARED] and

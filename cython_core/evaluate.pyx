@@ -30,8 +30,7 @@ The Python functions take `rows` as 22 masks (rows -2..19) or 20 masks (rows 0..
 rows empty), each 0..0x3FF, and `weights` as 17 floats (meatfighter's features; ceiling
 weight DEFAULT_CEILING_WEIGHT, calming rules on), 18 floats (the last is the ceiling
 weight), or an object with `as_vector()` (17 or 25 floats), `ceiling` and optionally
-`calming`, `safe_stack_height` and the max-out chase's `maxout_chase_burn` and
-`maxout_chase_slack` (nesbot.weights.Weights, nesbot.evaluators.Evaluator). They raise ValueError for
+`calming` (nesbot.weights.Weights, nesbot.evaluators.Evaluator). They raise ValueError for
 anything else.
 """
 
@@ -522,11 +521,6 @@ cdef int load_weights(object weights, Weights* w) except -1:
     w.ceiling_weight = ceiling
     w.calming = calming
     w.safe_height = float(getattr(weights, "safe_stack_height", SAFE_STACK_HEIGHT))
-    w.chase_burn = float(getattr(weights, "maxout_chase_burn", 0.0))
-    w.chase_height = float(getattr(weights, "maxout_chase_height", 0.0))
-    w.chase_slack = int(getattr(weights, "maxout_chase_slack", 0))
-    if w.chase_slack < 0:
-        raise ValueError(f"maxout_chase_slack {w.chase_slack} is negative")
     if w.w[F_SURFACE_VALUE] != 0.0:
         use_surface_table()
     return 0

@@ -70,9 +70,6 @@ cdef void transition_odds(double odds[7][7]) noexcept nogil
 cdef void game_step(Game* g, uint8_t pad) noexcept nogil
 cdef void game_logic(Game* g) noexcept nogil
 cdef void count_lines(uint8_t* level, uint8_t* lines, int cleared) noexcept nogil
-# addHoldDownPoints and addLineClearPoints: g.completed_lines' points at g.level (the level
-# after count_lines), with the ROM's BCD slips and the 999,999 cap.
-cdef void add_points(Game* g) noexcept nogil
 cdef void game_start(Game* g, uint8_t level, uint16_t rng, uint8_t spawn_count,
                      uint16_t frame_counter, uint8_t das) noexcept nogil
 

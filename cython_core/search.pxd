@@ -103,8 +103,7 @@ cdef class Planner:
     cdef Searcher first
     cdef Searcher second
     cdef Searcher unknown            # placements of pieces not shown yet (plain paths)
-    cdef Weights base                # the evaluator's weights
-    cdef Weights weights             # this plan's: base, with the max-out chase if it applies
+    cdef Weights weights
     cdef bint plain_second           # the next piece's placements come from plain paths only
     cdef bint plain_first            # so do the current piece's (a cheap policy: playouts)
     cdef public int lookahead        # unknown pieces weighed after the known ones (0 or 1)
@@ -125,7 +124,6 @@ cdef class Planner:
     cdef int path_length             # -1: no plain path, use the first search's path
     cdef Piece next_lock             # where the chosen pair locks the next piece
     cdef bint has_next_lock          # False when the chosen placement had no next placement
-    cdef void _weigh_for(self, const GameC* g) noexcept nogil
     cdef void _search_first(self, const GameC* g) noexcept nogil
     cdef void _keep(self, const Candidate* c, int room) noexcept nogil
     cdef void _best_pair(self, const GameC* g, const Piece* spawn, int a, bint searched,

@@ -16,7 +16,6 @@ from libc.string cimport memcmp, memcpy, memset
 from nesbot._core.board cimport Board, has_tuck_spot
 from nesbot._core.buttons cimport BTN_A, BTN_B, BTN_DOWN, BTN_LEFT, BTN_RIGHT
 from nesbot._core.evaluate cimport (
-    F_BURNED_LINES,
     RANK_TETRIS_NOW,
     RANK_VETOED,
     Verdict,
@@ -32,7 +31,6 @@ from nesbot._core.evaluate cimport (
     next_spawn_blocked,
 )
 from nesbot._core.game cimport Game
-from nesbot._core.maxout cimport burn_slack
 from nesbot._core.pieces cimport (
     NES_CELLS,
     NES_ORIENTATIONS,
@@ -476,8 +474,7 @@ cdef class Planner:
             raise ValueError(f"lookahead {lookahead} is not 0 or 1")
         if not 1 <= width <= MAX_WIDTH:
             raise ValueError(f"width {width} is outside 1-{MAX_WIDTH}")
-        load_weights(weights, &self.base)
-        self.weights = self.base
+        load_weights(weights, &self.weights)
         self.plain_second = second == "plain"
         self.plain_first = first == "plain"
         self.lookahead = lookahead
@@ -536,21 +533,6 @@ cdef class Planner:
                     best_vetoed = vetoed
             expected += self.odds[before_type][t] * best
         return expected
-
-    cdef void _weigh_for(self, const GameC* g) noexcept nogil:
-        """This plan's weights. The max-out chase: when the lines left before level 29
-        allow fewer than `chase_slack` burned lines besides the Tetrises 999,999 still
-        needs, a burn spends what the max-out cannot spare, so it costs `chase_burn` more;
-        once 999,999 is out of reach (or reached), the evaluator's own weights again."""
-        cdef int slack
-        self.weights = self.base
-        if self.base.chase_slack == 0:
-            return
-        slack = burn_slack(g, self.base.chase_slack)
-        if 0 <= slack < self.base.chase_slack:
-            self.weights.w[F_BURNED_LINES] += self.base.chase_burn
-            self.weights.safe_height += self.base.chase_height
-            self.weights.nes = True
 
     cdef void _search_first(self, const GameC* g) noexcept nogil:
         """Search the active piece's placements; no candidates yet."""
@@ -640,7 +622,6 @@ cdef class Planner:
         spawn.das = g.piece.das
         spawn.hold_down_points = 0
         spawn_piece(&spawn, g.next_piece)
-        self._weigh_for(g)
         self._search_first(g)
         for a in range(self.first.placement_count):
             self._best_pair(g, &spawn, a, False, &c)
@@ -664,7 +645,6 @@ cdef class Planner:
         cdef Candidate c
         cdef uint8_t lines1[2]
         cdef int a, best
-        self._weigh_for(g)
         self._search_first(g)
         for a in range(self.first.placement_count):
             p1 = &self.first.placements[a]

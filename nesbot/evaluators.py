@@ -29,9 +29,6 @@ class Evaluator:
     source: str
     provenance: dict[str, Any] = field(default_factory=dict, hash=False)
     safe_stack_height: float = DEFAULT_SAFE_STACK_HEIGHT  # where high_stack starts counting
-    maxout_chase_burn: float = 0.0  # the max-out chase (nesbot.weights.Weights)
-    maxout_chase_slack: float = 0.0
-    maxout_chase_height: float = 0.0
 
     def __post_init__(self) -> None:
         unknown = sorted(set(self.weights) - set(ALL_FEATURE_NAMES))
@@ -55,8 +52,6 @@ class Evaluator:
             source=str(weights.provenance.get("source", "a weights file")),
             provenance=weights.provenance,
             safe_stack_height=weights.safe_stack_height,
-            maxout_chase_burn=weights.maxout_chase_burn,
-            maxout_chase_slack=weights.maxout_chase_slack,
         )
 
 

@@ -65,11 +65,6 @@ class Weights:
     # high_stack counts the stack's rows past this many (not trained: a setting of the
     # feature, like the ceiling's scale)
     safe_stack_height: float = DEFAULT_SAFE_STACK_HEIGHT
-    # The max-out chase (docs/bot.md): while the lines left before level 29 leave fewer
-    # than maxout_chase_slack lines to burn besides the Tetrises 999,999 still needs, a
-    # burned line costs maxout_chase_burn more. 0 and 0: off.
-    maxout_chase_burn: float = 0.0
-    maxout_chase_slack: float = 0.0
     # A dict cannot be hashed; leaving it out of the hash keeps Weights usable as a dict key.
     provenance: dict[str, Any] = field(default_factory=dict, hash=False)
 
@@ -100,13 +95,10 @@ class Weights:
         return cls(**values, ceiling=float(ceiling), provenance=dict(provenance or {}))
 
 
-_SETTING_KEYS = ("safe_stack_height", "maxout_chase_burn", "maxout_chase_slack")
-_NUMBER_KEYS = (*TRAINABLE_NAMES, "ceiling", *_SETTING_KEYS)
+_NUMBER_KEYS = (*TRAINABLE_NAMES, "ceiling", "safe_stack_height")
 _ALL_KEYS = (*_NUMBER_KEYS, "provenance")
 _OPTIONAL_DEFAULTS = {name: 0.0 for name in NES_FEATURE_NAMES} | {
-    "safe_stack_height": DEFAULT_SAFE_STACK_HEIGHT,
-    "maxout_chase_burn": 0.0,
-    "maxout_chase_slack": 0.0,
+    "safe_stack_height": DEFAULT_SAFE_STACK_HEIGHT
 }
 if tuple(f.name for f in fields(Weights)) != _ALL_KEYS:
     raise ImportError("nesbot.weights.Weights fields differ from nesbot._core's feature names")
@@ -147,11 +139,6 @@ def load_weights(path: str | os.PathLike[str]) -> Weights:
             or not math.isfinite(value)
         ):
             raise NesbotError(f"weights file {path}: {key} must be a finite number, got {value!r}")
-    slack = data["maxout_chase_slack"]
-    if slack < 0 or slack != int(slack):
-        raise NesbotError(
-            f"weights file {path}: maxout_chase_slack must be a whole number of lines, got {slack!r}"
-        )
     if not isinstance(data["provenance"], dict):
         raise NesbotError(f"weights file {path}: provenance must be a JSON object")
     return Weights(**{key: float(data[key]) for key in _NUMBER_KEYS}, provenance=data["provenance"])
