@@ -93,20 +93,36 @@ ctypedef struct Candidate:
     Piece next_lock                  # where the next piece locks (unset if has_next is 0)
     bint has_next
     uint8_t level                    # after both pieces' lines
+    uint8_t lines[2]                 # the lines after both pieces (BCD, as GameC.lines)
     int cleared                      # rows cleared by both pieces
     int burned                       # of them, rows cleared by non-Tetris clears
     int lock_height                  # their lock heights summed
     double landing                   # their landing heights summed
 
 
+ctypedef struct Chain:
+    # What the lookahead weighs an unknown piece after: the board the pieces so far leave.
+    Board board                      # after their locks and line clears
+    int cleared                      # rows they cleared
+    int burned                       # of them, rows cleared by non-Tetris clears
+    int lock_height                  # their lock heights summed
+    double landing                   # their landing heights summed
+    double value                     # lookahead 2, a first unknown piece's: its evaluation
+    bint vetoed                      # and rules 3-4 on its board
+
+
 cdef class Planner:
     cdef Searcher first
     cdef Searcher second
     cdef Searcher unknown            # placements of pieces not shown yet (plain paths)
+    cdef Searcher further            # the second unknown piece's (lookahead 2)
     cdef Weights weights
     cdef bint plain_second           # the next piece's placements come from plain paths only
     cdef bint plain_first            # so do the current piece's (a cheap policy: playouts)
-    cdef public int lookahead        # unknown pieces weighed after the known ones (0 or 1)
+    cdef public int lookahead        # unknown pieces weighed after the known ones (0-2)
+    cdef public int deep_width       # lookahead 2: the best candidates it re-judges
+    cdef public int deep_branch      # lookahead 2: the first unknown piece's placements it
+                                     # follows with the second (its best by one-piece value)
     cdef public int width            # first placements the lookahead (and the next piece's
                                      # search) re-judge
     cdef public int premove          # choose_blind: blind candidates whose first `reaction`
@@ -128,8 +144,11 @@ cdef class Planner:
     cdef void _keep(self, const Candidate* c, int room) noexcept nogil
     cdef void _best_pair(self, const GameC* g, const Piece* spawn, int a, bint searched,
                          Candidate* out) noexcept nogil
-    cdef double _expected_best(self, const Candidate* c, int before_type) noexcept nogil
+    cdef double _expected_best(self, const Chain* chain, uint8_t level, int before_type,
+                               bint further) noexcept nogil
     cdef void _look_ahead(self, int before_type) noexcept nogil
+    cdef double _expected_deeper(self, const Candidate* c, int before_type) noexcept nogil
+    cdef void _look_deeper(self, int before_type) noexcept nogil
     cdef int _commit(self, const GameC* g, Verdict* verdict) noexcept nogil
     # choose() without the next piece (--reaction): each of the `width` best first
     # placements by one-piece verdict is judged by the expected best placement of the

@@ -28,6 +28,8 @@ class Searcher:
 @disjoint_base
 class Planner:
     lookahead: int
+    deep_width: int
+    deep_branch: int
     width: int
     premove: int
     reaction: int
@@ -53,3 +55,7 @@ class Planner:
     def plan_blind(self, game: Game) -> _Plan | None: ...
     @property
     def next_lock(self) -> tuple[int, int, int] | None: ...
+
+DEFAULT_DEEP_WIDTH: int
+DEFAULT_DEEP_BRANCH: int
+DEEP_BRANCH_MAX: int

@@ -66,6 +66,26 @@ cdef uint8_t[4] BUTTONS = [BTN_LEFT, BTN_RIGHT, BTN_A, BTN_B]   # the order of N
 cdef double[5] RANK_PRICE = [-1000.0, -500.0, 0.0, 10000.0, 100000.0]
 cdef enum:
     PREMOVE_WIDTH = 2    # first placements the lookahead re-judges inside a premove's replans
+    DEEP_WIDTH = 3       # lookahead 2's defaults (Planner.deep_width, deep_branch)
+    DEEP_BRANCH = 2
+    MAX_DEEP_BRANCH = 8
+DEFAULT_DEEP_WIDTH = DEEP_WIDTH      # for nesbot.planning
+DEFAULT_DEEP_BRANCH = DEEP_BRANCH
+DEEP_BRANCH_MAX = MAX_DEEP_BRANCH
+
+
+cdef inline bint branch_better(const Chain* a, const Chain* b) noexcept nogil:
+    return (b.vetoed and not a.vetoed) or (a.vetoed == b.vetoed and a.value < b.value)
+
+
+cdef inline Chain chain_of(const Candidate* c) noexcept nogil:
+    cdef Chain chain
+    chain.board = c.board
+    chain.cleared = c.cleared
+    chain.burned = c.burned
+    chain.lock_height = c.lock_height
+    chain.landing = c.landing
+    return chain
 
 
 cdef inline uint64_t node_key(const Node* n) noexcept nogil:
@@ -470,14 +490,16 @@ cdef class Planner:
             raise ValueError(f"first must be 'plain' or 'search', not {first!r}")
         if second not in ("plain", "search"):
             raise ValueError(f"second must be 'plain' or 'search', not {second!r}")
-        if lookahead not in (0, 1):
-            raise ValueError(f"lookahead {lookahead} is not 0 or 1")
+        if lookahead not in (0, 1, 2):
+            raise ValueError(f"lookahead {lookahead} is not 0, 1 or 2")
         if not 1 <= width <= MAX_WIDTH:
             raise ValueError(f"width {width} is outside 1-{MAX_WIDTH}")
         load_weights(weights, &self.weights)
         self.plain_second = second == "plain"
         self.plain_first = first == "plain"
         self.lookahead = lookahead
+        self.deep_width = DEEP_WIDTH
+        self.deep_branch = DEEP_BRANCH
         self.width = width
         self.premove = 0
         self.reaction = 0
@@ -486,6 +508,8 @@ cdef class Planner:
         self.second = Searcher(tap_interval, shift_and_rotate, hold_shift, soft_drop,
                                one_button)
         self.unknown = Searcher(tap_interval, shift_and_rotate, hold_shift, soft_drop,
+                                one_button)
+        self.further = Searcher(tap_interval, shift_and_rotate, hold_shift, soft_drop,
                                 one_button)
 
     cdef void _keep(self, const Candidate* c, int room) noexcept nogil:
@@ -502,13 +526,17 @@ cdef class Planner:
         self.candidates[k] = c[0]
         self.candidate_count += 1
 
-    cdef double _expected_best(self, const Candidate* c, int before_type) noexcept nogil:
+    cdef double _expected_best(self, const Chain* chain, uint8_t level, int before_type,
+                               bint further) noexcept nogil:
         """The expected value, over the piece the picker draws after `before_type`, of its
-        best placement on c's board (plain paths, rules 3-4 as in judge_pair)."""
+        best placement on the chain's board at `level` (plain paths, rules 3-4 as in
+        judge_pair), found by the `unknown` searcher, or the `further` one (lookahead 2's
+        second unknown piece, while `unknown`'s placements are still in use)."""
         cdef Piece spawn
-        cdef Board board3
+        cdef Board board
         cdef Placement* p
-        cdef int t, k, cleared3
+        cdef Placement* placements
+        cdef int t, k, cleared, count
         cdef double expected = 0.0, best, v
         cdef bint best_vetoed, vetoed
         spawn.das = 0
@@ -517,17 +545,23 @@ cdef class Planner:
             if self.odds[before_type][t] == 0.0:
                 continue
             spawn_piece(&spawn, NES_SPAWN_TABLE[t])
-            self.unknown.search_plain(&c.board, &spawn, c.level)
+            if further:
+                self.further.search_plain(&chain.board, &spawn, level)
+                placements, count = self.further.placements, self.further.placement_count
+            else:
+                self.unknown.search_plain(&chain.board, &spawn, level)
+                placements, count = self.unknown.placements, self.unknown.placement_count
             best = top_out_value(&self.weights)
             best_vetoed = True
-            for k in range(self.unknown.placement_count):
-                p = &self.unknown.placements[k]
-                board3 = c.board
-                cleared3 = lock_and_clear(&board3, p.orientation, p.x, p.y)
-                v = evaluate(&board3, c.cleared + cleared3, c.burned + burned_lines(cleared3),
-                             c.lock_height + lock_height(p), c.landing + landing_height(p),
-                             &self.weights)
-                vetoed = board_vetoed(&board3, &self.weights)
+            for k in range(count):
+                p = &placements[k]
+                board = chain.board
+                cleared = lock_and_clear(&board, p.orientation, p.x, p.y)
+                v = evaluate(&board, chain.cleared + cleared,
+                             chain.burned + burned_lines(cleared),
+                             chain.lock_height + lock_height(p),
+                             chain.landing + landing_height(p), &self.weights)
+                vetoed = board_vetoed(&board, &self.weights)
                 if (best_vetoed and not vetoed) or (vetoed == best_vetoed and v < best):
                     best = v
                     best_vetoed = vetoed
@@ -578,6 +612,8 @@ cdef class Planner:
         if self.second.placement_count == 0:
             c.board = board1
             c.level = level1
+            c.lines[0] = lines1[0]
+            c.lines[1] = lines1[1]
             c.verdict = judge_dead_end(&board1, cleared1, height1, landing1, &self.weights)
             c.has_next = False
             c.cleared = cleared1
@@ -603,6 +639,8 @@ cdef class Planner:
                 lines2[0] = lines1[0]
                 lines2[1] = lines1[1]
                 count_lines(&c.level, lines2, cleared2)
+                c.lines[0] = lines2[0]
+                c.lines[1] = lines2[1]
                 out[0] = c
                 out.next_lock.x = p2.x
                 out.next_lock.y = p2.y
@@ -656,6 +694,8 @@ cdef class Planner:
             lines1[0] = g.lines[0]
             lines1[1] = g.lines[1]
             count_lines(&c.level, lines1, c.cleared)
+            c.lines[0] = lines1[0]
+            c.lines[1] = lines1[1]
             c.lock_height = lock_height(p1)
             c.landing = landing_height(p1)
             c.has_next = True        # an unknown next piece follows: the lookahead weighs it
@@ -784,10 +824,93 @@ cdef class Planner:
     cdef void _look_ahead(self, int before_type) noexcept nogil:
         """Re-judge the candidates by the expected value of the unknown piece after them."""
         cdef int k
+        cdef Chain chain
         for k in range(self.candidate_count):
             if self.candidates[k].has_next:
-                self.candidates[k].verdict.value = self._expected_best(&self.candidates[k],
-                                                                       before_type)
+                chain = chain_of(&self.candidates[k])
+                self.candidates[k].verdict.value = self._expected_best(
+                    &chain, self.candidates[k].level, before_type, False)
+        if self.lookahead == 2:
+            self._look_deeper(before_type)
+
+    cdef void _look_deeper(self, int before_type) noexcept nogil:
+        """Lookahead 2: the `deep_width` best candidates by the lookahead's verdicts are
+        judged again two unknown pieces deep (_expected_deeper), and only they remain: a
+        deeper value cannot be compared with a shallower one."""
+        cdef int k, j
+        cdef Candidate c
+        # insertion sort, best first (the lookahead changed the values _keep sorted by)
+        for k in range(1, self.candidate_count):
+            c = self.candidates[k]
+            j = k
+            while j > 0 and better(&c.verdict, &self.candidates[j - 1].verdict):
+                self.candidates[j] = self.candidates[j - 1]
+                j -= 1
+            self.candidates[j] = c
+        if 1 <= self.deep_width < self.candidate_count:
+            self.candidate_count = self.deep_width
+        for k in range(self.candidate_count):
+            if self.candidates[k].has_next:
+                self.candidates[k].verdict.value = self._expected_deeper(&self.candidates[k],
+                                                                         before_type)
+
+    cdef double _expected_deeper(self, const Candidate* c, int before_type) noexcept nogil:
+        """The expected value, over the piece the picker draws after `before_type`, of its
+        best placement on c's board among its `deep_branch` best by one-piece value, each
+        valued by the expected best placement of the piece the picker draws after it (plain
+        paths at the level each leaves; rules 3-4 as in _expected_best)."""
+        cdef Piece spawn
+        cdef Chain branches[MAX_DEEP_BRANCH]
+        cdef Chain b
+        cdef Placement* p
+        cdef int t, k, m, slot, kept, cleared
+        cdef int branch = min(self.deep_branch, <int>MAX_DEEP_BRANCH)
+        cdef uint8_t level3
+        cdef uint8_t lines3[2]
+        cdef double expected = 0.0, expected4, best
+        cdef bint best_vetoed
+        spawn.das = 0
+        spawn.hold_down_points = 0
+        for t in range(7):
+            if self.odds[before_type][t] == 0.0:
+                continue
+            spawn_piece(&spawn, NES_SPAWN_TABLE[t])
+            self.unknown.search_plain(&c.board, &spawn, c.level)
+            # the third piece's `branch` best placements by one-piece value, vetoed last
+            kept = 0
+            for k in range(self.unknown.placement_count):
+                p = &self.unknown.placements[k]
+                b.board = c.board
+                cleared = lock_and_clear(&b.board, p.orientation, p.x, p.y)
+                b.cleared = c.cleared + cleared
+                b.burned = c.burned + burned_lines(cleared)
+                b.lock_height = c.lock_height + lock_height(p)
+                b.landing = c.landing + landing_height(p)
+                b.value = evaluate(&b.board, b.cleared, b.burned, b.lock_height, b.landing,
+                                   &self.weights)
+                b.vetoed = board_vetoed(&b.board, &self.weights)
+                slot = kept
+                while slot > 0 and branch_better(&b, &branches[slot - 1]):
+                    if slot < branch:
+                        branches[slot] = branches[slot - 1]
+                    slot -= 1
+                if slot < branch:
+                    branches[slot] = b
+                    kept += kept < branch
+            best = top_out_value(&self.weights)
+            best_vetoed = True
+            for m in range(kept):
+                level3 = c.level
+                lines3[0] = c.lines[0]
+                lines3[1] = c.lines[1]
+                count_lines(&level3, lines3, branches[m].cleared - c.cleared)
+                expected4 = self._expected_best(&branches[m], level3, t, True)
+                if (best_vetoed and not branches[m].vetoed) or (
+                        branches[m].vetoed == best_vetoed and expected4 < best):
+                    best = expected4
+                    best_vetoed = branches[m].vetoed
+            expected += self.odds[before_type][t] * best
+        return expected
 
     cdef int _commit(self, const GameC* g, Verdict* verdict) noexcept nogil:
         """Choose the best candidate; set the path, next_lock and the counters."""

@@ -575,7 +575,8 @@ def _add_planner_options(parser: argparse.ArgumentParser, reaction: bool = True)
         default=DEFAULT_LOOKAHEAD,
         choices=LOOKAHEADS,
         help="unknown pieces weighed after the two known ones, with the NES picker's odds; "
-        f"0 = the two-piece chain ({DEFAULT_LOOKAHEAD})",
+        "0 = the two-piece chain, 2 = a second one for the best 3 placements "
+        f"({DEFAULT_LOOKAHEAD})",
     )
     parser.add_argument(
         "--next-search",

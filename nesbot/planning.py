@@ -8,16 +8,18 @@ bot on the ROM and the simulated games always plan alike.
 
 from dataclasses import dataclass
 
-from nesbot._core.search import Planner
+from nesbot._core.search import DEEP_BRANCH_MAX, DEFAULT_DEEP_BRANCH, DEFAULT_DEEP_WIDTH, Planner
 from nesbot.errors import NesbotError
 
 TAP_RATES = {30: 2, 20: 3, 15: 4, 12: 5, 10: 6}  # Hz -> frames between presses of a button
-LOOKAHEADS = (0, 1)  # unknown pieces weighed after the known ones
+LOOKAHEADS = (0, 1, 2)  # unknown pieces weighed after the known ones
 NEXT_SEARCHES = ("plain", "search")
-DEFAULT_LOOKAHEAD = 1
+DEFAULT_LOOKAHEAD = 2
 # First placements the lookahead judges again by the expected unknown piece (the rest are
 # ranked by the two known pieces alone).
 DEFAULT_WIDTH = 8
+# Lookahead 2 judges again DEFAULT_DEEP_WIDTH first placements two unknown pieces deep,
+# following the first unknown piece's DEFAULT_DEEP_BRANCH best placements with the second.
 MAX_PREMOVE = 8  # each option costs about 7 plans
 
 
@@ -42,6 +44,8 @@ class PlannerSettings:
     next_search: str = "plain"
     width: int = DEFAULT_WIDTH
     premove: int = 0
+    deep_width: int = DEFAULT_DEEP_WIDTH
+    deep_branch: int = DEFAULT_DEEP_BRANCH
 
     def __post_init__(self) -> None:
         if self.tap_hz not in TAP_RATES:
@@ -54,6 +58,10 @@ class PlannerSettings:
             raise NesbotError(f"--premove {self.premove} is outside 0-{MAX_PREMOVE}")
         if self.premove and not self.reaction:
             raise NesbotError("--premove needs --reaction: without one there is no premove")
+        if not 1 <= self.deep_width <= self.width:
+            raise NesbotError(f"deep width {self.deep_width} is outside 1-{self.width}")
+        if not 1 <= self.deep_branch <= DEEP_BRANCH_MAX:
+            raise NesbotError(f"deep branch {self.deep_branch} is outside 1-{DEEP_BRANCH_MAX}")
         if self.next_search not in NEXT_SEARCHES:
             raise NesbotError(
                 f"--next-search {self.next_search!r} is not one of {', '.join(NEXT_SEARCHES)}"
@@ -90,5 +98,7 @@ def build_planner(
         width=settings.width,
     )
     planner.premove = settings.premove
+    planner.deep_width = settings.deep_width
+    planner.deep_branch = settings.deep_branch
     planner.reaction = settings.reaction
     return planner

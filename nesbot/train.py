@@ -33,7 +33,12 @@ from nesbot._core.pieces import KILL_SCREEN_LEVEL
 from nesbot.cmaes import CmaState, cma_from_json, cma_to_json, new_cma
 from nesbot.errors import NesbotError
 from nesbot.evaluators import Evaluator
-from nesbot.planning import DEFAULT_SETTINGS, PlannerSettings
+from nesbot.planning import (
+    DEFAULT_DEEP_BRANCH,
+    DEFAULT_DEEP_WIDTH,
+    DEFAULT_SETTINGS,
+    PlannerSettings,
+)
 from nesbot.stats import GameSpec, run_games
 from nesbot.stats import ray_runner as ray_runner  # the runner `train --ray` uses
 from nesbot.weights import Weights
@@ -245,7 +250,11 @@ def load_checkpoint(
     wanted = json.loads(json.dumps(asdict(config)))
     # checkpoints from before these settings existed ran with their defaults
     saved = {"same_pieces": False, "safe_stack_height": DEFAULT_SAFE_STACK_HEIGHT} | data["config"]
-    saved["settings"] = {"premove": 0} | saved.get("settings", {})
+    saved["settings"] = {
+        "premove": 0,
+        "deep_width": DEFAULT_DEEP_WIDTH,
+        "deep_branch": DEFAULT_DEEP_BRANCH,
+    } | saved.get("settings", {})
     if saved != wanted:
         differ = [k for k, v in wanted.items() if saved.get(k) != v]
         raise NesbotError(f"checkpoint {path} was made with other settings ({', '.join(differ)})")

@@ -4,7 +4,12 @@ room, it weighs unknown pieces with the NES picker's odds, and --reaction plans 
 import numpy as np
 import pytest
 
-from nesbot._core.evaluate import blocks_spawn_py, has_tuck_spot_py, next_spawn_blocked_py
+from nesbot._core.evaluate import (
+    blocks_spawn_py,
+    evaluate_py,
+    has_tuck_spot_py,
+    next_spawn_blocked_py,
+)
 from nesbot._core.game import Game
 from nesbot._core.pieces import PIECE_TYPE, SPAWN_TABLE
 from nesbot._core.rules import piece_odds
@@ -183,3 +188,57 @@ def test_tuck_spots_are_covered_cells_beside_open_ones():
     assert has_tuck_spot_py(overhang)
     walled = [0] * 18 + [0b0000000111, 0b1110001001]  # columns 1-2 of row 19: a closed hole
     assert not has_tuck_spot_py(walled)
+
+
+def _after_locks(game: Game, *locks: tuple[int, int, int]) -> Game:
+    """The game after each lock in turn (each piece spawned in between)."""
+    game = game.copy()
+    for x, y, orientation in locks:
+        while not game.active:
+            game.step(0)
+        game.lock_at(x, y, orientation)
+    return game
+
+
+def _best_value(rows: list[int], piece_type: int, level: int, evaluator) -> float:
+    """The best evaluation of a spawned piece's plain placements on `rows` at `level`."""
+    spawned = Game.spawned(rows, SPAWN_TABLE[piece_type], SPAWN_TABLE[0], level)
+    return min(
+        evaluate_py(_after_locks(spawned, lock).state()["rows"], 0, 0, evaluator)
+        for lock in Searcher().plain_placements_of(spawned)
+    )
+
+
+def test_lookahead_2_weighs_two_unknown_pieces_with_the_pickers_odds():
+    """The value of lookahead 2's plan, rebuilt by brute force: over the third piece (the
+    picker's odds after the next), the best of its `deep_branch` best placements by their
+    own evaluation, each valued by the expected best placement of the fourth piece (the odds
+    after the third). Hidamari's weights read the board alone and have no calming rules,
+    so nothing else enters the value."""
+    hidamari = EVALUATORS["hidamari"]
+    rows = [0] * 13 + [0b0000110000, 0b1000111001, 0b1101111011] + [0b1111011111] * 4
+    game = Game.spawned(rows, T_DOWN, 0x0E, 19)  # T now, L next
+    planner = build_planner(hidamari, PlannerSettings(lookahead=2, deep_width=2, deep_branch=3))
+    _pads, x, y, orientation, value = planner.plan(game)
+    after = _after_locks(game, (x, y, orientation), planner.next_lock)
+    odds = piece_odds()
+    next_type = PIECE_TYPE[0x0E]
+
+    def third_value(t3: int) -> float:
+        state = after.state()
+        spawned = Game.spawned(state["rows"], SPAWN_TABLE[t3], SPAWN_TABLE[0], state["level"])
+        placed = [
+            _after_locks(spawned, lock).state() for lock in Searcher().plain_placements_of(spawned)
+        ]
+        placed.sort(key=lambda s: evaluate_py(s["rows"], 0, 0, hidamari))
+        return min(
+            sum(
+                odds[t3][t4] * _best_value(s["rows"], t4, s["level"], hidamari)
+                for t4 in range(7)
+                if odds[t3][t4]
+            )
+            for s in placed[:3]
+        )
+
+    expected = sum(odds[next_type][t3] * third_value(t3) for t3 in range(7) if odds[next_type][t3])
+    assert value == pytest.approx(expected, rel=1e-12)

@@ -46,10 +46,19 @@ MEATFIGHTER = EVALUATORS["meatfighter-2018"]
     [
         PlannerSettings(lookahead=0),
         PlannerSettings(lookahead=1),
+        PlannerSettings(lookahead=2),
         PlannerSettings(reaction=18),
+        PlannerSettings(reaction=18, lookahead=2),
         PlannerSettings(reaction=18, premove=2),
     ],
-    ids=["two-piece", "lookahead", "reaction-18", "premove-2"],
+    ids=[
+        "two-piece",
+        "lookahead",
+        "lookahead-2",
+        "reaction-18",
+        "reaction-18-lookahead-2",
+        "premove-2",
+    ],
 )
 def test_the_bot_on_ram_decides_as_simulated_games_do(settings):
     """The bot reading RAM (as on the ROM) and the C loop of simulated games make the same
