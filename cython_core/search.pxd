@@ -85,30 +85,32 @@ cdef int plain_path(const Board* board, const Piece* start, uint8_t held, uint8_
 cdef enum:
     MAX_WIDTH = 32                   # most candidates the lookahead may re-judge
 
-ctypedef struct Candidate:
-    # A first placement with the best placement of the next piece after it.
-    Board board                      # after both locks and their line clears
-    Verdict verdict                  # the pair's; the lookahead's expectation replaces value
-    int first                        # index into Planner.first.placements
-    Piece next_lock                  # where the next piece locks (unset if has_next is 0)
-    bint has_next
-    uint8_t level                    # after both pieces' lines
-    uint8_t lines[2]                 # the lines after both pieces (BCD, as GameC.lines)
-    int cleared                      # rows cleared by both pieces
-    int burned                       # of them, rows cleared by non-Tetris clears
-    int lock_height                  # their lock heights summed
-    double landing                   # their landing heights summed
-
-
 ctypedef struct Chain:
-    # What the lookahead weighs an unknown piece after: the board the pieces so far leave.
+    # Placements so far: what the lookahead weighs an unknown piece after.
     Board board                      # after their locks and line clears
+    uint8_t level                    # after their lines
+    uint8_t lines[2]                 # their lines (BCD, as GameC.lines)
     int cleared                      # rows they cleared
     int burned                       # of them, rows cleared by non-Tetris clears
     int lock_height                  # their lock heights summed
     double landing                   # their landing heights summed
-    double value                     # lookahead 2, a first unknown piece's: its evaluation
-    bint vetoed                      # and rules 3-4 on its board
+
+
+ctypedef struct Candidate:
+    # A first placement with the best placement of the next piece after it.
+    Chain chain                      # both pieces' (the first's alone if has_next is 0, or
+                                     # for a blind plan)
+    Verdict verdict                  # the pair's; the lookahead's expectation replaces value
+    int first                        # index into Planner.first.placements
+    Piece next_lock                  # where the next piece locks (unset if has_next is 0)
+    bint has_next
+
+
+ctypedef struct Branch:
+    # Lookahead 2: a placement of the first unknown piece after a candidate.
+    Chain chain
+    double value                     # its one-piece evaluation
+    bint vetoed                      # rules 3-4 on its board
 
 
 cdef class Planner:
@@ -144,10 +146,10 @@ cdef class Planner:
     cdef void _keep(self, const Candidate* c, int room) noexcept nogil
     cdef void _best_pair(self, const GameC* g, const Piece* spawn, int a, bint searched,
                          Candidate* out) noexcept nogil
-    cdef double _expected_best(self, const Chain* chain, uint8_t level, int before_type,
+    cdef double _expected_best(self, const Chain* chain, int before_type,
                                bint further) noexcept nogil
     cdef void _look_ahead(self, int before_type) noexcept nogil
-    cdef double _expected_deeper(self, const Candidate* c, int before_type) noexcept nogil
+    cdef double _expected_deeper(self, const Chain* c, int before_type) noexcept nogil
     cdef void _look_deeper(self, int before_type) noexcept nogil
     cdef int _commit(self, const GameC* g, Verdict* verdict) noexcept nogil
     # choose() without the next piece (--reaction): each of the `width` best first

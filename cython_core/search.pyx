@@ -74,18 +74,8 @@ DEFAULT_DEEP_BRANCH = DEEP_BRANCH
 DEEP_BRANCH_MAX = MAX_DEEP_BRANCH
 
 
-cdef inline bint branch_better(const Chain* a, const Chain* b) noexcept nogil:
+cdef inline bint branch_better(const Branch* a, const Branch* b) noexcept nogil:
     return (b.vetoed and not a.vetoed) or (a.vetoed == b.vetoed and a.value < b.value)
-
-
-cdef inline Chain chain_of(const Candidate* c) noexcept nogil:
-    cdef Chain chain
-    chain.board = c.board
-    chain.cleared = c.cleared
-    chain.burned = c.burned
-    chain.lock_height = c.lock_height
-    chain.landing = c.landing
-    return chain
 
 
 cdef inline uint64_t node_key(const Node* n) noexcept nogil:
@@ -526,10 +516,10 @@ cdef class Planner:
         self.candidates[k] = c[0]
         self.candidate_count += 1
 
-    cdef double _expected_best(self, const Chain* chain, uint8_t level, int before_type,
+    cdef double _expected_best(self, const Chain* chain, int before_type,
                                bint further) noexcept nogil:
         """The expected value, over the piece the picker draws after `before_type`, of its
-        best placement on the chain's board at `level` (plain paths, rules 3-4 as in
+        best placement on the chain's board at its level (plain paths, rules 3-4 as in
         judge_pair), found by the `unknown` searcher, or the `further` one (lookahead 2's
         second unknown piece, while `unknown`'s placements are still in use)."""
         cdef Piece spawn
@@ -546,10 +536,10 @@ cdef class Planner:
                 continue
             spawn_piece(&spawn, NES_SPAWN_TABLE[t])
             if further:
-                self.further.search_plain(&chain.board, &spawn, level)
+                self.further.search_plain(&chain.board, &spawn, chain.level)
                 placements, count = self.further.placements, self.further.placement_count
             else:
-                self.unknown.search_plain(&chain.board, &spawn, level)
+                self.unknown.search_plain(&chain.board, &spawn, chain.level)
                 placements, count = self.unknown.placements, self.unknown.placement_count
             best = top_out_value(&self.weights)
             best_vetoed = True
@@ -588,7 +578,6 @@ cdef class Planner:
         cdef Board board1
         cdef Candidate c
         cdef uint8_t lines1[2]
-        cdef uint8_t lines2[2]
         cdef uint8_t level1
         cdef int b, cleared1, cleared2, height1
         cdef double landing1
@@ -610,37 +599,35 @@ cdef class Planner:
             self.second.search_plain(&board1, spawn, level1)
         self.nodes_searched += self.second.count
         if self.second.placement_count == 0:
-            c.board = board1
-            c.level = level1
-            c.lines[0] = lines1[0]
-            c.lines[1] = lines1[1]
+            c.chain.board = board1
+            c.chain.level = level1
+            c.chain.lines[0] = lines1[0]
+            c.chain.lines[1] = lines1[1]
             c.verdict = judge_dead_end(&board1, cleared1, height1, landing1, &self.weights)
             c.has_next = False
-            c.cleared = cleared1
-            c.burned = burned_lines(cleared1)
-            c.lock_height = height1
-            c.landing = landing1
+            c.chain.cleared = cleared1
+            c.chain.burned = burned_lines(cleared1)
+            c.chain.lock_height = height1
+            c.chain.landing = landing1
             out[0] = c
             return
         # The best pair of this first placement (the next piece is re-planned when it
         # spawns, so only the first placement's best continuation matters).
         for b in range(self.second.placement_count):
             p2 = &self.second.placements[b]
-            c.board = board1
-            cleared2 = lock_and_clear(&c.board, p2.orientation, p2.x, p2.y)
-            c.cleared = cleared1 + cleared2
-            c.burned = burned_lines(cleared1) + burned_lines(cleared2)
-            c.lock_height = height1 + lock_height(p2)
-            c.landing = landing1 + landing_height(p2)
-            c.verdict = judge_pair(&c.board, cleared1, cleared2, c.lock_height, c.landing,
-                                   first_vetoed, &self.weights)
+            c.chain.board = board1
+            cleared2 = lock_and_clear(&c.chain.board, p2.orientation, p2.x, p2.y)
+            c.chain.cleared = cleared1 + cleared2
+            c.chain.burned = burned_lines(cleared1) + burned_lines(cleared2)
+            c.chain.lock_height = height1 + lock_height(p2)
+            c.chain.landing = landing1 + landing_height(p2)
+            c.verdict = judge_pair(&c.chain.board, cleared1, cleared2, c.chain.lock_height,
+                                   c.chain.landing, first_vetoed, &self.weights)
             if not has_best or better(&c.verdict, &out.verdict):
-                c.level = level1
-                lines2[0] = lines1[0]
-                lines2[1] = lines1[1]
-                count_lines(&c.level, lines2, cleared2)
-                c.lines[0] = lines2[0]
-                c.lines[1] = lines2[1]
+                c.chain.level = level1
+                c.chain.lines[0] = lines1[0]
+                c.chain.lines[1] = lines1[1]
+                count_lines(&c.chain.level, c.chain.lines, cleared2)
                 out[0] = c
                 out.next_lock.x = p2.x
                 out.next_lock.y = p2.y
@@ -681,25 +668,23 @@ cdef class Planner:
     cdef int choose_blind(self, const GameC* g, Verdict* verdict) noexcept nogil:
         cdef Placement* p1
         cdef Candidate c
-        cdef uint8_t lines1[2]
         cdef int a, best
         self._search_first(g)
         for a in range(self.first.placement_count):
             p1 = &self.first.placements[a]
-            c.board = g.board
-            c.cleared = lock_and_clear(&c.board, p1.orientation, p1.x, p1.y)
-            c.burned = burned_lines(c.cleared)
+            c.chain.board = g.board
+            c.chain.cleared = lock_and_clear(&c.chain.board, p1.orientation, p1.x, p1.y)
+            c.chain.burned = burned_lines(c.chain.cleared)
             c.first = a
-            c.level = g.level
-            lines1[0] = g.lines[0]
-            lines1[1] = g.lines[1]
-            count_lines(&c.level, lines1, c.cleared)
-            c.lines[0] = lines1[0]
-            c.lines[1] = lines1[1]
-            c.lock_height = lock_height(p1)
-            c.landing = landing_height(p1)
+            c.chain.level = g.level
+            c.chain.lines[0] = g.lines[0]
+            c.chain.lines[1] = g.lines[1]
+            count_lines(&c.chain.level, c.chain.lines, c.chain.cleared)
+            c.chain.lock_height = lock_height(p1)
+            c.chain.landing = landing_height(p1)
             c.has_next = True        # an unknown next piece follows: the lookahead weighs it
-            c.verdict = judge_one(&c.board, c.cleared, c.lock_height, c.landing, &self.weights)
+            c.verdict = judge_one(&c.chain.board, c.chain.cleared, c.chain.lock_height,
+                                  c.chain.landing, &self.weights)
             self._keep(&c, self.width)
         self._look_ahead(NES_PIECE_TYPE[g.piece.orientation])
         best = self._commit(g, verdict)
@@ -824,12 +809,10 @@ cdef class Planner:
     cdef void _look_ahead(self, int before_type) noexcept nogil:
         """Re-judge the candidates by the expected value of the unknown piece after them."""
         cdef int k
-        cdef Chain chain
         for k in range(self.candidate_count):
             if self.candidates[k].has_next:
-                chain = chain_of(&self.candidates[k])
                 self.candidates[k].verdict.value = self._expected_best(
-                    &chain, self.candidates[k].level, before_type, False)
+                    &self.candidates[k].chain, before_type, False)
         if self.lookahead == 2:
             self._look_deeper(before_type)
 
@@ -851,22 +834,20 @@ cdef class Planner:
             self.candidate_count = self.deep_width
         for k in range(self.candidate_count):
             if self.candidates[k].has_next:
-                self.candidates[k].verdict.value = self._expected_deeper(&self.candidates[k],
-                                                                         before_type)
+                self.candidates[k].verdict.value = self._expected_deeper(
+                    &self.candidates[k].chain, before_type)
 
-    cdef double _expected_deeper(self, const Candidate* c, int before_type) noexcept nogil:
+    cdef double _expected_deeper(self, const Chain* c, int before_type) noexcept nogil:
         """The expected value, over the piece the picker draws after `before_type`, of its
         best placement on c's board among its `deep_branch` best by one-piece value, each
         valued by the expected best placement of the piece the picker draws after it (plain
         paths at the level each leaves; rules 3-4 as in _expected_best)."""
         cdef Piece spawn
-        cdef Chain branches[MAX_DEEP_BRANCH]
-        cdef Chain b
+        cdef Branch branches[MAX_DEEP_BRANCH]
+        cdef Branch b
         cdef Placement* p
         cdef int t, k, m, slot, kept, cleared
         cdef int branch = min(self.deep_branch, <int>MAX_DEEP_BRANCH)
-        cdef uint8_t level3
-        cdef uint8_t lines3[2]
         cdef double expected = 0.0, expected4, best
         cdef bint best_vetoed
         spawn.das = 0
@@ -880,15 +861,15 @@ cdef class Planner:
             kept = 0
             for k in range(self.unknown.placement_count):
                 p = &self.unknown.placements[k]
-                b.board = c.board
-                cleared = lock_and_clear(&b.board, p.orientation, p.x, p.y)
-                b.cleared = c.cleared + cleared
-                b.burned = c.burned + burned_lines(cleared)
-                b.lock_height = c.lock_height + lock_height(p)
-                b.landing = c.landing + landing_height(p)
-                b.value = evaluate(&b.board, b.cleared, b.burned, b.lock_height, b.landing,
-                                   &self.weights)
-                b.vetoed = board_vetoed(&b.board, &self.weights)
+                b.chain.board = c.board
+                cleared = lock_and_clear(&b.chain.board, p.orientation, p.x, p.y)
+                b.chain.cleared = c.cleared + cleared
+                b.chain.burned = c.burned + burned_lines(cleared)
+                b.chain.lock_height = c.lock_height + lock_height(p)
+                b.chain.landing = c.landing + landing_height(p)
+                b.value = evaluate(&b.chain.board, b.chain.cleared, b.chain.burned,
+                                   b.chain.lock_height, b.chain.landing, &self.weights)
+                b.vetoed = board_vetoed(&b.chain.board, &self.weights)
                 slot = kept
                 while slot > 0 and branch_better(&b, &branches[slot - 1]):
                     if slot < branch:
@@ -900,11 +881,12 @@ cdef class Planner:
             best = top_out_value(&self.weights)
             best_vetoed = True
             for m in range(kept):
-                level3 = c.level
-                lines3[0] = c.lines[0]
-                lines3[1] = c.lines[1]
-                count_lines(&level3, lines3, branches[m].cleared - c.cleared)
-                expected4 = self._expected_best(&branches[m], level3, t, True)
+                branches[m].chain.level = c.level
+                branches[m].chain.lines[0] = c.lines[0]
+                branches[m].chain.lines[1] = c.lines[1]
+                count_lines(&branches[m].chain.level, branches[m].chain.lines,
+                            branches[m].chain.cleared - c.cleared)
+                expected4 = self._expected_best(&branches[m].chain, t, True)
                 if (best_vetoed and not branches[m].vetoed) or (
                         branches[m].vetoed == best_vetoed and expected4 < best):
                     best = expected4
