@@ -11,10 +11,12 @@ weaker than nesbot's at a human tap rate, so that many placements differ from th
 import argparse
 import tempfile
 import time
+import warnings
 from pathlib import Path
 
 from nesbot.bot import Bot
 from nesbot.emulator import Emulator
+from nesbot.errors import NesbotWarning
 from nesbot.evaluators import get_evaluator
 from nesbot.fm2 import Fm2Writer, fceux_rom_md5, read_fm2
 from nesbot.menus import GameSetup, start_game
@@ -33,6 +35,8 @@ def record(rom: Rom, path: Path, args: argparse.Namespace) -> tuple[int, int]:
     the game is still a game, only weaker play)."""
     settings = PlannerSettings(tap_hz=args.tap_hz, lookahead=args.lookahead)
     bot = Bot(get_evaluator(args.evaluator), settings)
+    # The Bot warns once when it plays off the aligned steps: here that is the point.
+    warnings.filterwarnings("ignore", category=NesbotWarning)
     setup = GameSetup(level=args.level, seed=args.seed)
     with Emulator(rom.path) as emu, Fm2Writer(path, fceux_rom_md5(rom.data)) as log:
         emu.observers.append(lambda pad, _emu: log.write_frame(pad))
@@ -75,8 +79,9 @@ def main() -> None:
     total = done - start
     summary = rating.summary()["game"]
     print(f"replay {replayed - start:.1f} s, rating {done - replayed:.1f} s")
+    workers = f"{args.workers} worker{'s' * (args.workers != 1)}"
     print(
-        f"rated {len(rating.ratings)} placements in {total:.1f} s on {args.workers} workers "
+        f"rated {len(rating.ratings)} placements in {total:.1f} s on {workers} "
         f"({len(rating.ratings) / total:.1f}/s); accuracy {summary['accuracy']:.1%}, "
         f"{sum(r.best != r.player for r in rating.ratings)} placements not the best"
     )
