@@ -439,6 +439,23 @@ cdef inline double top_out_value(const Weights* w) noexcept nogil:
     return 1e6 + 22 * w.ceiling_weight
 
 
+cdef inline void place_unknown(const Chain* c, const Placement* p, const Weights* w,
+                               Branch* out) noexcept nogil:
+    # An unknown piece's placement p on c's board, judged alone: out's board and sums after
+    # it, its one-piece value and rules 3-4. out's level and lines are the caller's to count
+    # (lookahead 2 counts them only for the branches it keeps).
+    cdef int cleared
+    out.chain.board = c.board
+    cleared = lock_and_clear(&out.chain.board, p.orientation, p.x, p.y)
+    out.chain.cleared = c.cleared + cleared
+    out.chain.burned = c.burned + burned_lines(cleared)
+    out.chain.lock_height = c.lock_height + lock_height(p)
+    out.chain.landing = c.landing + landing_height(p)
+    out.value = evaluate(&out.chain.board, out.chain.cleared, out.chain.burned,
+                         out.chain.lock_height, out.chain.landing, w)
+    out.vetoed = board_vetoed(&out.chain.board, w)
+
+
 cdef void _check_pieces(Game game) except *:
     """Refuse a game whose piece or next piece is no orientation ($13 is the hidden piece:
     RAM read while the ROM copies a spawn back shows it active), which the tables would
@@ -523,12 +540,10 @@ cdef class Planner:
         judge_pair), found by the `unknown` searcher, or the `further` one (lookahead 2's
         second unknown piece, while `unknown`'s placements are still in use)."""
         cdef Piece spawn
-        cdef Board board
-        cdef Placement* p
+        cdef Branch b, best
         cdef Placement* placements
-        cdef int t, k, cleared, count
-        cdef double expected = 0.0, best, v
-        cdef bint best_vetoed, vetoed
+        cdef int t, k, count
+        cdef double expected = 0.0
         spawn.das = 0
         spawn.hold_down_points = 0
         for t in range(7):
@@ -541,21 +556,14 @@ cdef class Planner:
             else:
                 self.unknown.search_plain(&chain.board, &spawn, chain.level)
                 placements, count = self.unknown.placements, self.unknown.placement_count
-            best = top_out_value(&self.weights)
-            best_vetoed = True
+            best.value = top_out_value(&self.weights)
+            best.vetoed = True
             for k in range(count):
-                p = &placements[k]
-                board = chain.board
-                cleared = lock_and_clear(&board, p.orientation, p.x, p.y)
-                v = evaluate(&board, chain.cleared + cleared,
-                             chain.burned + burned_lines(cleared),
-                             chain.lock_height + lock_height(p),
-                             chain.landing + landing_height(p), &self.weights)
-                vetoed = board_vetoed(&board, &self.weights)
-                if (best_vetoed and not vetoed) or (vetoed == best_vetoed and v < best):
-                    best = v
-                    best_vetoed = vetoed
-            expected += self.odds[before_type][t] * best
+                place_unknown(chain, &placements[k], &self.weights, &b)
+                if branch_better(&b, &best):
+                    best.value = b.value
+                    best.vetoed = b.vetoed
+            expected += self.odds[before_type][t] * best.value
         return expected
 
     cdef void _search_first(self, const GameC* g) noexcept nogil:
@@ -844,12 +852,10 @@ cdef class Planner:
         paths at the level each leaves; rules 3-4 as in _expected_best)."""
         cdef Piece spawn
         cdef Branch branches[MAX_DEEP_BRANCH]
-        cdef Branch b
-        cdef Placement* p
-        cdef int t, k, m, slot, kept, cleared
+        cdef Branch b, best
+        cdef int t, k, m, slot, kept
         cdef int branch = min(self.deep_branch, <int>MAX_DEEP_BRANCH)
-        cdef double expected = 0.0, expected4, best
-        cdef bint best_vetoed
+        cdef double expected = 0.0
         spawn.das = 0
         spawn.hold_down_points = 0
         for t in range(7):
@@ -860,16 +866,7 @@ cdef class Planner:
             # the third piece's `branch` best placements by one-piece value, vetoed last
             kept = 0
             for k in range(self.unknown.placement_count):
-                p = &self.unknown.placements[k]
-                b.chain.board = c.board
-                cleared = lock_and_clear(&b.chain.board, p.orientation, p.x, p.y)
-                b.chain.cleared = c.cleared + cleared
-                b.chain.burned = c.burned + burned_lines(cleared)
-                b.chain.lock_height = c.lock_height + lock_height(p)
-                b.chain.landing = c.landing + landing_height(p)
-                b.value = evaluate(&b.chain.board, b.chain.cleared, b.chain.burned,
-                                   b.chain.lock_height, b.chain.landing, &self.weights)
-                b.vetoed = board_vetoed(&b.chain.board, &self.weights)
+                place_unknown(c, &self.unknown.placements[k], &self.weights, &b)
                 slot = kept
                 while slot > 0 and branch_better(&b, &branches[slot - 1]):
                     if slot < branch:
@@ -878,20 +875,20 @@ cdef class Planner:
                 if slot < branch:
                     branches[slot] = b
                     kept += kept < branch
-            best = top_out_value(&self.weights)
-            best_vetoed = True
+            best.value = top_out_value(&self.weights)
+            best.vetoed = True
             for m in range(kept):
                 branches[m].chain.level = c.level
                 branches[m].chain.lines[0] = c.lines[0]
                 branches[m].chain.lines[1] = c.lines[1]
                 count_lines(&branches[m].chain.level, branches[m].chain.lines,
                             branches[m].chain.cleared - c.cleared)
-                expected4 = self._expected_best(&branches[m].chain, t, True)
-                if (best_vetoed and not branches[m].vetoed) or (
-                        branches[m].vetoed == best_vetoed and expected4 < best):
-                    best = expected4
-                    best_vetoed = branches[m].vetoed
-            expected += self.odds[before_type][t] * best
+                # from here on a branch is worth the fourth piece's expected best
+                branches[m].value = self._expected_best(&branches[m].chain, t, True)
+                if branch_better(&branches[m], &best):
+                    best.value = branches[m].value
+                    best.vetoed = branches[m].vetoed
+            expected += self.odds[before_type][t] * best.value
         return expected
 
     cdef int _commit(self, const GameC* g, Verdict* verdict) noexcept nogil:
