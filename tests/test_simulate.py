@@ -47,16 +47,16 @@ MEATFIGHTER = EVALUATORS["meatfighter-2018"]
         PlannerSettings(lookahead=0),
         PlannerSettings(lookahead=1),
         PlannerSettings(lookahead=2),
+        PlannerSettings(reaction=18, lookahead=1),
         PlannerSettings(reaction=18),
-        PlannerSettings(reaction=18, lookahead=2),
         PlannerSettings(reaction=18, premove=2),
     ],
     ids=[
         "two-piece",
         "lookahead",
         "lookahead-2",
+        "reaction-18-lookahead-1",
         "reaction-18",
-        "reaction-18-lookahead-2",
         "premove-2",
     ],
 )
