@@ -15,7 +15,8 @@ from nesbot._core.board cimport Board
 cdef enum:
     FEATURE_COUNT = 17               # meatfighter's 2018 features, indices 0..16
     SEED_FEATURE_COUNT = 25          # and the other seeds' features, indices 17..24
-    ALL_FEATURE_COUNT = 31           # and nesbot's NES features, indices 25..30
+    NES_FEATURE_END = 31             # and nesbot's NES features, indices 25..30
+    ALL_FEATURE_COUNT = 33           # and the piece-range features, indices 31..32
 
 cdef enum:
     # Feature indices into Features.f and Weights.w, in meatfighter's order, then the others'.
@@ -66,6 +67,11 @@ cdef enum:
     F_BURNS_NEEDED = 30              # rows only a clear other than a Tetris can take away:
                                      # column 9 (the well) filled, or a filled cell above a
                                      # hole in its column (StackRabbit's guaranteed burns)
+    # What the stack lets a vertical I reach at this level's gravity and the planner's tap
+    # rate (nesbot/piece_ranges.py measures the limits with the search's plain paths):
+    F_UNREACHABLE_COLUMNS = 31       # columns a vertical I tapped from spawn cannot reach
+    F_REACH_EXCESS = 32              # rows the tallest column stands above what the I must
+                                     # pass on its way to the wall beyond (0: both reachable)
 
 cdef enum:
     # Rows of stack (mean height beside the well) that levels 19-28 at 30 Hz play safely
@@ -77,16 +83,25 @@ cdef enum:
 cdef enum:
     CEILING_ROWS = 7                 # rule 2 penalises filled cells in rows 0..6 (and -2, -1)
 
+cdef enum:
+    REACH_LEVELS = 30                # levels 0-29 (29 on fall a row a frame)
+    REACH_COLUMNS = 10
+
 ctypedef struct Features:
-    double f[31]                     # feature values, indexed by the F_ indices
+    double f[33]                     # feature values, indexed by the F_ indices
 
 ctypedef struct Weights:
-    double w[31]                     # one weight per feature, indexed by the F_ indices
+    double w[33]                     # one weight per feature, indexed by the F_ indices
     double ceiling_weight            # rule 2 scale: a cell in row r < 7 costs this / (r + 1)
     double safe_height               # F_HIGH_STACK counts the stack's rows above this
     bint calming                     # the search applies rules 1, 3 and 4 (meatfighter-2018)
     bint extra                       # some w[17..24] is nonzero: compute those features too
     bint nes                         # some w[25..30] is nonzero: compute those too
+    bint reach                       # some w[31..32] is nonzero: compute those too
+    # the piece-range limits (nesbot.piece_ranges.reach_limits) for the planner's tap rate,
+    # in rows of stack per level and column; filled only when `reach`
+    signed char reach_pass[REACH_LEVELS][REACH_COLUMNS]
+    signed char reach_enter[REACH_LEVELS][REACH_COLUMNS]
 
 
 # The 15 board features of indices 0..16 into out.f; out.f[F_TOTAL_LINES_CLEARED] and
@@ -101,11 +116,16 @@ cdef void extra_features(const Board* b, Features* out) noexcept nogil
 # nonzero weight).
 cdef void nes_features(const Board* b, double safe_height, Features* out) noexcept nogil
 
+# The piece-range features (indices 31..32) into out.f, with w's limits at `level`.
+cdef void reach_features(const Board* b, const Weights* w, int level,
+                         Features* out) noexcept nogil
+
 # Weighted sum of the features plus the ceiling penalty; lower is better. The caller
 # knows the placements: lines cleared, lines burned (cleared by non-Tetris clears), the
-# pieces' lock and landing heights, each summed over the placements.
+# pieces' lock and landing heights, each summed over the placements, and the level the
+# pieces after them fall at (the piece-range features' gravity).
 cdef double evaluate(const Board* b, int lines_cleared, int burned, int lock_height_total,
-                     double landing_height_total, const Weights* w) noexcept nogil
+                     double landing_height_total, int level, const Weights* w) noexcept nogil
 
 # Rule 2 alone: ceiling_weight / max(r + 1, 1) summed over filled cells of rows -2..6.
 cdef double ceiling_penalty(const Board* b, double ceiling_weight) noexcept nogil
@@ -121,9 +141,9 @@ cdef bint touches_ceiling(const Board* b) noexcept nogil
 # has an empty cell and all of whose empty cells are reachable. True = split for good.
 cdef bint field_split(const Board* b) noexcept nogil
 
-# The thin Python layer: fill `w` from a weights object (see evaluate.pyx's docstring);
-# raises ValueError for a wrong shape.
-cdef int load_weights(object weights, Weights* w) except -1
+# The thin Python layer: fill `w` from a weights object (see evaluate.pyx's docstring),
+# with the piece-range limits of `tap_interval`; raises ValueError for a wrong shape.
+cdef int load_weights(object weights, Weights* w, int tap_interval=*) except -1
 
 
 # ---------------------------------------------------------------- verdicts
@@ -152,16 +172,16 @@ cdef bint next_spawn_blocked(const Board* b, uint8_t next_orientation,
 # The verdict on the board two placements leave. `first_vetoed`: next_spawn_blocked on the
 # board between them; `lock_height_total` and `landing_height_total` sum both pieces'.
 cdef Verdict judge_pair(const Board* b, int cleared1, int cleared2, int lock_height_total,
-                        double landing_height_total, bint first_vetoed,
+                        double landing_height_total, bint first_vetoed, int level,
                         const Weights* w) noexcept nogil
 
 # The verdict on the board one placement leaves when the next piece is not known yet.
 cdef Verdict judge_one(const Board* b, int cleared, int lock_height, double landing_height,
-                       const Weights* w) noexcept nogil
+                       int level, const Weights* w) noexcept nogil
 
 # The verdict when the next piece has no placement on the board the current one leaves.
 cdef Verdict judge_dead_end(const Board* b, int cleared, int lock_height,
-                            double landing_height, const Weights* w) noexcept nogil
+                            double landing_height, int level, const Weights* w) noexcept nogil
 
 # Rules 3-4 on a board that an unknown piece will follow (any of the seven must spawn).
 cdef bint board_vetoed(const Board* b, const Weights* w) noexcept nogil

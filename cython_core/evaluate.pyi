@@ -5,6 +5,7 @@ from typing import Any
 FEATURE_NAMES: tuple[str, ...]
 EXTRA_FEATURE_NAMES: tuple[str, ...]
 NES_FEATURE_NAMES: tuple[str, ...]
+REACH_FEATURE_NAMES: tuple[str, ...]
 ALL_FEATURE_NAMES: tuple[str, ...]
 DEFAULT_CEILING_WEIGHT: float
 DEFAULT_SAFE_STACK_HEIGHT: float
@@ -13,7 +14,7 @@ _Trace = list[tuple[str, float, float, float]]
 
 def use_surface_table() -> None: ...
 def board_features_py(rows: Any) -> list[float]: ...
-def all_features_py(rows: Any) -> list[float]: ...
+def all_features_py(rows: Any, level: int = 19, tap_interval: int = 2) -> list[float]: ...
 def ceiling_penalty_py(rows: Any, ceiling_weight: float = ...) -> float: ...
 def evaluate_py(
     rows: Any,
@@ -22,6 +23,8 @@ def evaluate_py(
     weights: Any,
     landing_height_total: float = 0.0,
     burned: int = 0,
+    level: int = 19,
+    tap_interval: int = 2,
 ) -> float: ...
 def evaluate_trace(
     rows: Any,
@@ -30,6 +33,8 @@ def evaluate_trace(
     weights: Any,
     landing_height_total: float = 0.0,
     burned: int = 0,
+    level: int = 19,
+    tap_interval: int = 2,
 ) -> _Trace: ...
 def format_trace(trace: _Trace) -> str: ...
 def blocks_spawn_py(rows: Any) -> bool: ...

@@ -29,9 +29,10 @@ it. Nguyen and Morua's side rules count no hole beside a wall.
 The Python functions take `rows` as 22 masks (rows -2..19) or 20 masks (rows 0..19, hidden
 rows empty), each 0..0x3FF, and `weights` as 17 floats (meatfighter's features; ceiling
 weight DEFAULT_CEILING_WEIGHT, calming rules on), 18 floats (the last is the ceiling
-weight), or an object with `as_vector()` (17 or 25 floats), `ceiling` and optionally
-`calming` (nesbot.weights.Weights, nesbot.evaluators.Evaluator). They raise ValueError for
-anything else.
+weight), or an object with `as_vector()` (17 floats, or one per ALL_FEATURE_NAMES),
+`ceiling` and optionally `calming` (nesbot.weights.Weights, nesbot.evaluators.Evaluator).
+They raise ValueError for anything else. The piece-range features depend on the level and
+the tap rate too: the functions that compute them take `level` and `tap_interval`.
 """
 
 import math
@@ -121,7 +122,13 @@ NES_FEATURE_NAMES: tuple[str, ...] = (
     "surface_value",
     "burns_needed",
 )
-ALL_FEATURE_NAMES: tuple[str, ...] = FEATURE_NAMES + EXTRA_FEATURE_NAMES + NES_FEATURE_NAMES
+REACH_FEATURE_NAMES: tuple[str, ...] = (
+    "unreachable_columns",
+    "reach_excess",
+)
+ALL_FEATURE_NAMES: tuple[str, ...] = (
+    FEATURE_NAMES + EXTRA_FEATURE_NAMES + NES_FEATURE_NAMES + REACH_FEATURE_NAMES
+)
 DEFAULT_CEILING_WEIGHT: float = 1000.0
 DEFAULT_SAFE_STACK_HEIGHT: float = float(SAFE_STACK_HEIGHT)
 
@@ -298,20 +305,29 @@ cdef void extra_features(const Board* b, Features* out) noexcept nogil:
     out.f[F_LEFT_SIDE_HOLES] = left_side
 
 
+cdef inline void column_heights(const Board* b, int* heights) noexcept nogil:
+    """Each column's top as rows from the floor (0 for an empty column)."""
+    cdef int c, r
+    cdef unsigned int m
+    for c in range(WIDTH):
+        heights[c] = 0
+    for r in range(FIELD_ROWS - 1, -1, -1):
+        m = b.rows[r + BOARD_HIDDEN]
+        while m:
+            heights[lowest_bit(m)] = FIELD_ROWS - r
+            m &= m - 1
+
+
 cdef void nes_features(const Board* b, double safe_height, Features* out) noexcept nogil:
     cdef int c, r, well = 0, lowest = FIELD_ROWS + 1, ready = 1, total = 0, burns = 0
     cdef double over
     cdef unsigned int m, open_below = 0   # columns with an empty cell below row r
     cdef int heights[WIDTH]
-    for c in range(WIDTH):
-        heights[c] = 0
+    column_heights(b, heights)
     for r in range(FIELD_ROWS - 1, -1, -1):
         m = b.rows[r + BOARD_HIDDEN]
         burns += (m & (open_below | WELL_BIT)) != 0
         open_below |= ~m & FULL_ROW
-        while m:
-            heights[lowest_bit(m)] = FIELD_ROWS - r
-            m &= m - 1
     for c in range(WIDTH):
         total += heights[c]
         if heights[c] <= lowest:
@@ -334,8 +350,38 @@ cdef void nes_features(const Board* b, double safe_height, Features* out) noexce
     out.f[F_BURNS_NEEDED] = burns
 
 
+cdef void reach_features(const Board* b, const Weights* w, int level,
+                         Features* out) noexcept nogil:
+    # nesbot/piece_ranges.py says why per-column limits decide reachability. Walking out
+    # from the spawn column each way, a column is reachable while every column before it
+    # on the way was passable and it is no taller than its enter limit.
+    cdef int heights[WIDTH]
+    cdef int c, k, step, unreachable = 0, excess = 0
+    cdef bint open_way
+    cdef const signed char* passing
+    cdef const signed char* entering
+    if level >= REACH_LEVELS:
+        level = REACH_LEVELS - 1
+    passing = w.reach_pass[level]
+    entering = w.reach_enter[level]
+    column_heights(b, heights)
+    unreachable += heights[SPAWN_X] > entering[SPAWN_X]
+    for k in range(2):
+        step = 2 * k - 1    # left, then right
+        open_way = True
+        c = SPAWN_X + step
+        while 0 <= c < WIDTH:
+            unreachable += not open_way or heights[c] > entering[c]
+            open_way = open_way and heights[c] <= passing[c]
+            if heights[c] - passing[c] > excess:
+                excess = heights[c] - passing[c]
+            c += step
+    out.f[F_UNREACHABLE_COLUMNS] = unreachable
+    out.f[F_REACH_EXCESS] = excess
+
+
 cdef double evaluate(const Board* b, int lines_cleared, int burned, int lock_height_total,
-                     double landing_height_total, const Weights* w) noexcept nogil:
+                     double landing_height_total, int level, const Weights* w) noexcept nogil:
     cdef Features feat
     cdef double s = 0.0
     cdef int i
@@ -352,7 +398,11 @@ cdef double evaluate(const Board* b, int lines_cleared, int burned, int lock_hei
     if w.nes:
         nes_features(b, w.safe_height, &feat)
         feat.f[F_BURNED_LINES] = burned
-        for i in range(SEED_FEATURE_COUNT, ALL_FEATURE_COUNT):
+        for i in range(SEED_FEATURE_COUNT, NES_FEATURE_END):
+            s += w.w[i] * feat.f[i]
+    if w.reach:
+        reach_features(b, w, level, &feat)
+        for i in range(NES_FEATURE_END, ALL_FEATURE_COUNT):
             s += w.w[i] * feat.f[i]
     if w.ceiling_weight != 0.0:
         s += ceiling_penalty(b, w.ceiling_weight)
@@ -427,11 +477,11 @@ cdef bint board_vetoed(const Board* b, const Weights* w) noexcept nogil:
 
 
 cdef Verdict judge_pair(const Board* b, int cleared1, int cleared2, int lock_height_total,
-                        double landing_height_total, bint first_vetoed,
+                        double landing_height_total, bint first_vetoed, int level,
                         const Weights* w) noexcept nogil:
     cdef Verdict v
     v.value = evaluate(b, cleared1 + cleared2, burned_lines(cleared1) + burned_lines(cleared2),
-                       lock_height_total, landing_height_total, w)
+                       lock_height_total, landing_height_total, level, w)
     v.rank = RANK_PLAIN
     if w.calming:
         if first_vetoed or board_vetoed(b, w):
@@ -444,9 +494,9 @@ cdef Verdict judge_pair(const Board* b, int cleared1, int cleared2, int lock_hei
 
 
 cdef Verdict judge_one(const Board* b, int cleared, int lock_height, double landing_height,
-                       const Weights* w) noexcept nogil:
+                       int level, const Weights* w) noexcept nogil:
     cdef Verdict v
-    v.value = evaluate(b, cleared, burned_lines(cleared), lock_height, landing_height, w)
+    v.value = evaluate(b, cleared, burned_lines(cleared), lock_height, landing_height, level, w)
     v.rank = RANK_PLAIN
     if w.calming:
         if board_vetoed(b, w):
@@ -457,10 +507,10 @@ cdef Verdict judge_one(const Board* b, int cleared, int lock_height, double land
 
 
 cdef Verdict judge_dead_end(const Board* b, int cleared, int lock_height,
-                            double landing_height, const Weights* w) noexcept nogil:
+                            double landing_height, int level, const Weights* w) noexcept nogil:
     cdef Verdict v
     v.rank = RANK_NO_NEXT
-    v.value = evaluate(b, cleared, burned_lines(cleared), lock_height, landing_height, w)
+    v.value = evaluate(b, cleared, burned_lines(cleared), lock_height, landing_height, level, w)
     return v
 
 
@@ -485,7 +535,7 @@ cdef int _load_board(object rows, Board* b) except -1:
     return 0
 
 
-cdef int load_weights(object weights, Weights* w) except -1:
+cdef int load_weights(object weights, Weights* w, int tap_interval=2) except -1:
     # See the module docstring for what `weights` may be.
     cdef int i
     calming = True
@@ -498,7 +548,8 @@ cdef int load_weights(object weights, Weights* w) except -1:
                              f"or {ALL_FEATURE_COUNT}")
         if len(vec) == FEATURE_COUNT:   # a weights record: its NES features by name
             vec += [0.0] * (SEED_FEATURE_COUNT - FEATURE_COUNT)
-            vec += [float(getattr(weights, name, 0.0)) for name in NES_FEATURE_NAMES]
+            vec += [float(getattr(weights, name, 0.0))
+                    for name in NES_FEATURE_NAMES + REACH_FEATURE_NAMES]
     else:
         vec = [float(v) for v in weights]
         if len(vec) == FEATURE_COUNT:
@@ -512,17 +563,36 @@ cdef int load_weights(object weights, Weights* w) except -1:
     vec += [0.0] * (ALL_FEATURE_COUNT - len(vec))
     w.extra = False
     w.nes = False
+    w.reach = False
     for i in range(ALL_FEATURE_COUNT):
         w.w[i] = vec[i]
         if FEATURE_COUNT <= i < SEED_FEATURE_COUNT and vec[i] != 0.0:
             w.extra = True
-        if i >= SEED_FEATURE_COUNT and vec[i] != 0.0:
+        if SEED_FEATURE_COUNT <= i < NES_FEATURE_END and vec[i] != 0.0:
             w.nes = True
+        if i >= NES_FEATURE_END and vec[i] != 0.0:
+            w.reach = True
     w.ceiling_weight = ceiling
     w.calming = calming
     w.safe_height = float(getattr(weights, "safe_stack_height", SAFE_STACK_HEIGHT))
     if w.w[F_SURFACE_VALUE] != 0.0:
         use_surface_table()
+    if w.reach:
+        load_reach_limits(w, tap_interval)
+    return 0
+
+
+cdef int load_reach_limits(Weights* w, int tap_interval) except -1:
+    """The piece-range limits of `tap_interval` into w (measured in Python, with the
+    search, once per tap interval)."""
+    cdef int level, c
+    from nesbot.piece_ranges import reach_limits   # it imports the search, which needs us
+
+    passes, enters = reach_limits(tap_interval)
+    for level in range(REACH_LEVELS):
+        for c in range(REACH_COLUMNS):
+            w.reach_pass[level][c] = passes[level][c]
+            w.reach_enter[level][c] = enters[level][c]
     return 0
 
 
@@ -535,16 +605,20 @@ def board_features_py(rows) -> list[float]:
     return [f.f[i] for i in range(FEATURE_COUNT)]
 
 
-def all_features_py(rows) -> list[float]:
-    """All features in ALL_FEATURE_NAMES order; the caller-known ones (lines cleared and
-    burned, lock height, landing height) are 0."""
+def all_features_py(rows, int level=19, int tap_interval=2) -> list[float]:
+    """All features in ALL_FEATURE_NAMES order, the piece ranges' at `level` and
+    `tap_interval`; the caller-known ones (lines cleared and burned, lock height, landing
+    height) are 0."""
     cdef Board b
     cdef Features f
+    cdef Weights w
     _load_board(rows, &b)
     use_surface_table()
+    load_reach_limits(&w, tap_interval)
     board_features(&b, &f)
     extra_features(&b, &f)
     nes_features(&b, SAFE_STACK_HEIGHT, &f)
+    reach_features(&b, &w, level, &f)
     return [f.f[i] for i in range(ALL_FEATURE_COUNT)]
 
 
@@ -556,18 +630,21 @@ def ceiling_penalty_py(rows, double ceiling_weight=DEFAULT_CEILING_WEIGHT) -> fl
 
 
 def evaluate_py(rows, int lines_cleared, int lock_height_total, weights,
-                double landing_height_total=0.0, int burned=0) -> float:
-    """The evaluation the search uses: weighted features plus ceiling penalty; lower is better."""
+                double landing_height_total=0.0, int burned=0, int level=19,
+                int tap_interval=2) -> float:
+    """The evaluation the search uses: weighted features plus ceiling penalty; lower is
+    better. `level` and `tap_interval` set the piece ranges' gravity and tap rate."""
     cdef Board b
     cdef Weights w
     _load_board(rows, &b)
-    load_weights(weights, &w)
-    return evaluate(&b, lines_cleared, burned, lock_height_total, landing_height_total, &w)
+    load_weights(weights, &w, tap_interval)
+    return evaluate(&b, lines_cleared, burned, lock_height_total, landing_height_total, level,
+                    &w)
 
 
 def evaluate_trace(rows, int lines_cleared, int lock_height_total, weights,
-                   double landing_height_total=0.0,
-                   int burned=0) -> list[tuple[str, float, float, float]]:
+                   double landing_height_total=0.0, int burned=0, int level=19,
+                   int tap_interval=2) -> list[tuple[str, float, float, float]]:
     """Every term of evaluate_py as (name, value, weight, weighted term).
 
     The rows are the features with a nonzero weight, in ALL_FEATURE_NAMES order. Then ("ceiling_penalty", sum of
@@ -578,10 +655,13 @@ def evaluate_trace(rows, int lines_cleared, int lock_height_total, weights,
     cdef Weights w
     cdef Features f
     _load_board(rows, &b)
-    load_weights(weights, &w)
+    load_weights(weights, &w, tap_interval)
+    if not w.reach:
+        load_reach_limits(&w, tap_interval)   # reach_features reads them below
     board_features(&b, &f)
     extra_features(&b, &f)
     nes_features(&b, w.safe_height, &f)
+    reach_features(&b, &w, level, &f)
     f.f[F_TOTAL_LINES_CLEARED] = lines_cleared
     f.f[F_TOTAL_LOCK_HEIGHT] = lock_height_total
     f.f[F_LANDING_HEIGHT] = landing_height_total
@@ -592,7 +672,7 @@ def evaluate_trace(rows, int lines_cleared, int lock_height_total, weights,
                   ceiling_penalty(&b, w.ceiling_weight)))
     trace.append(("total", math.nan, math.nan,
                   evaluate(&b, lines_cleared, burned, lock_height_total, landing_height_total,
-                           &w)))
+                           level, &w)))
     return trace
 
 
@@ -661,7 +741,7 @@ def bench_evaluate(rows, long n, weights=None) -> float:
     start = time.perf_counter()
     with nogil:
         for i in range(n):
-            sink += evaluate(&boards[i & 1], <int>(i & 3), 0, 0, 0.0, &w)
+            sink += evaluate(&boards[i & 1], <int>(i & 3), 0, 0, 0.0, 19, &w)
     elapsed = time.perf_counter() - start
     _bench_sink = sink
     return elapsed

@@ -452,7 +452,7 @@ cdef inline void place_unknown(const Chain* c, const Placement* p, const Weights
     out.chain.lock_height = c.lock_height + lock_height(p)
     out.chain.landing = c.landing + landing_height(p)
     out.value = evaluate(&out.chain.board, out.chain.cleared, out.chain.burned,
-                         out.chain.lock_height, out.chain.landing, w)
+                         out.chain.lock_height, out.chain.landing, c.level, w)
     out.vetoed = board_vetoed(&out.chain.board, w)
 
 
@@ -501,7 +501,7 @@ cdef class Planner:
             raise ValueError(f"lookahead {lookahead} is not 0, 1 or 2")
         if not 1 <= width <= MAX_WIDTH:
             raise ValueError(f"width {width} is outside 1-{MAX_WIDTH}")
-        load_weights(weights, &self.weights)
+        load_weights(weights, &self.weights, tap_interval)
         self.plain_second = second == "plain"
         self.plain_first = first == "plain"
         self.lookahead = lookahead
@@ -611,7 +611,8 @@ cdef class Planner:
             c.chain.level = level1
             c.chain.lines[0] = lines1[0]
             c.chain.lines[1] = lines1[1]
-            c.verdict = judge_dead_end(&board1, cleared1, height1, landing1, &self.weights)
+            c.verdict = judge_dead_end(&board1, cleared1, height1, landing1, level1,
+                                       &self.weights)
             c.has_next = False
             c.chain.cleared = cleared1
             c.chain.burned = burned_lines(cleared1)
@@ -620,7 +621,9 @@ cdef class Planner:
             out[0] = c
             return
         # The best pair of this first placement (the next piece is re-planned when it
-        # spawns, so only the first placement's best continuation matters).
+        # spawns, so only the first placement's best continuation matters). Its board is
+        # judged at level1: the second clear changes the level only at a transition, and
+        # the lookahead's chains count it exactly.
         for b in range(self.second.placement_count):
             p2 = &self.second.placements[b]
             c.chain.board = board1
@@ -630,7 +633,7 @@ cdef class Planner:
             c.chain.lock_height = height1 + lock_height(p2)
             c.chain.landing = landing1 + landing_height(p2)
             c.verdict = judge_pair(&c.chain.board, cleared1, cleared2, c.chain.lock_height,
-                                   c.chain.landing, first_vetoed, &self.weights)
+                                   c.chain.landing, first_vetoed, level1, &self.weights)
             if not has_best or better(&c.verdict, &out.verdict):
                 c.chain.level = level1
                 c.chain.lines[0] = lines1[0]
@@ -692,7 +695,7 @@ cdef class Planner:
             c.chain.landing = landing_height(p1)
             c.has_next = True        # an unknown next piece follows: the lookahead weighs it
             c.verdict = judge_one(&c.chain.board, c.chain.cleared, c.chain.lock_height,
-                                  c.chain.landing, &self.weights)
+                                  c.chain.landing, c.chain.level, &self.weights)
             self._keep(&c, self.width)
         self._look_ahead(NES_PIECE_TYPE[g.piece.orientation])
         best = self._commit(g, verdict)

@@ -469,10 +469,10 @@ def run_train(args: argparse.Namespace) -> int:
     from nesbot.progress import Progress
     from nesbot.stats import run_games
     from nesbot.train import TrainConfig, ray_runner, train, trained_weights
-    from nesbot.weights import TRAINABLE_NAMES, save_weights
+    from nesbot.weights import FIXED_NAMES, TRAINABLE_NAMES, save_weights
 
     start = get_evaluator(args.evaluator, args.weights, args.reaction)
-    if not start.calming or set(start.weights) - set(TRAINABLE_NAMES):
+    if not start.calming or set(start.weights) - set(TRAINABLE_NAMES) - set(FIXED_NAMES):
         raise NesbotError(
             f"{start.name} is not in meatfighter's 17-feature form; train "
             "starts from meatfighter-2018, nesbot-trained or a weights file"
@@ -484,6 +484,8 @@ def run_train(args: argparse.Namespace) -> int:
         start=[start.weights.get(name, 0.0) for name in TRAINABLE_NAMES],
         ceiling=start.ceiling,
         safe_stack_height=start.safe_stack_height,
+        unreachable_columns=start.weights.get("unreachable_columns", 0.0),
+        reach_excess=start.weights.get("reach_excess", 0.0),
         particles=args.particles,
         games=args.games,
         level=args.level,

@@ -14,7 +14,14 @@ from typing import Any
 
 from nesbot._core.evaluate import ALL_FEATURE_NAMES, DEFAULT_SAFE_STACK_HEIGHT
 from nesbot.errors import NesbotError
-from nesbot.weights import DATA_DIR, MEATFIGHTER_2018, TRAINABLE_NAMES, Weights, load_weights
+from nesbot.weights import (
+    DATA_DIR,
+    FIXED_NAMES,
+    MEATFIGHTER_2018,
+    TRAINABLE_NAMES,
+    Weights,
+    load_weights,
+)
 
 
 @dataclass(frozen=True)
@@ -45,7 +52,7 @@ class Evaluator:
         """meatfighter's 17-feature form (a weights file) with the calming rules."""
         return cls(
             name=name,
-            weights={n: getattr(weights, n) for n in TRAINABLE_NAMES},
+            weights={n: getattr(weights, n) for n in (*TRAINABLE_NAMES, *FIXED_NAMES)},
             higher_is_better=False,
             calming=True,
             ceiling=weights.ceiling,

@@ -10,6 +10,7 @@ from nesbot._core.buttons import describe
 from nesbot._core.evaluate import (
     ALL_FEATURE_NAMES,
     NES_FEATURE_NAMES,
+    REACH_FEATURE_NAMES,
     all_features_py,
     evaluate_trace,
     format_trace,
@@ -55,11 +56,11 @@ def spawn_orientation(name: str) -> int:
     return SPAWN_TABLE[PIECE_NAMES.index(name.upper())]
 
 
-def _nes_features(rows: list[int]) -> str:
-    """The board's NES features, shown whether or not the evaluator weighs them (burned
-    lines belong to placements, not boards)."""
-    values = dict(zip(ALL_FEATURE_NAMES, all_features_py(rows), strict=True))
-    shown = [name for name in NES_FEATURE_NAMES if name != "burned_lines"]
+def _nes_features(rows: list[int], level: int, tap_interval: int) -> str:
+    """The board's NES and piece-range features, shown whether or not the evaluator weighs
+    them (burned lines belong to placements, not boards)."""
+    values = dict(zip(ALL_FEATURE_NAMES, all_features_py(rows, level, tap_interval), strict=True))
+    shown = [name for name in (*NES_FEATURE_NAMES, *REACH_FEATURE_NAMES) if name != "burned_lines"]
     return "NES features: " + ", ".join(f"{name} {values[name]:g}" for name in shown)
 
 
@@ -72,12 +73,13 @@ def explain(
     settings: PlannerSettings = DEFAULT_SETTINGS,
 ) -> str:
     rows = read_board(board_path)
+    at = {"level": level, "tap_interval": settings.tap_interval}
     lines = [
         "board:",
         board_text(rows),
         "",
-        format_trace(evaluate_trace(rows, 0, 0, evaluator)),
-        _nes_features(rows),
+        format_trace(evaluate_trace(rows, 0, 0, evaluator, **at)),
+        _nes_features(rows, **at),
     ]
     game = Game.spawned(rows, spawn_orientation(piece), spawn_orientation(next_piece), level)
     planner = build_planner(evaluator, settings)
@@ -106,7 +108,7 @@ def explain(
         "board after it:",
         board_text(board_after),
         "",
-        format_trace(evaluate_trace(board_after, 0, 0, evaluator)),
-        _nes_features(board_after),
+        format_trace(evaluate_trace(board_after, 0, 0, evaluator, **at)),
+        _nes_features(board_after, **at),
     ]
     return "\n".join(lines)

@@ -57,6 +57,9 @@ class TrainConfig:
     start: list[float]  # the start weights (TRAINABLE_NAMES order, or its first 17)
     ceiling: float  # kept fixed: rule 2's scale
     safe_stack_height: float = DEFAULT_SAFE_STACK_HEIGHT  # kept fixed: high_stack's start
+    # kept fixed: the piece-range features' weights (pre-29 games cannot see them)
+    unreachable_columns: float = 0.0
+    reach_excess: float = 0.0
     particles: int = 12
     games: int = 30
     level: int = 19
@@ -98,21 +101,26 @@ def fitness_of(points: list[int]) -> tuple[float, float]:
     return mean, se
 
 
-def particle_evaluator(
-    vector: np.ndarray, ceiling: float, safe_stack_height: float = DEFAULT_SAFE_STACK_HEIGHT
-) -> Evaluator:
-    weights = dataclasses.replace(
-        Weights.from_vector([float(v) for v in vector], ceiling),
-        safe_stack_height=safe_stack_height,
+def with_fixed(weights: Weights, config: TrainConfig) -> Weights:
+    """`weights` with the settings and weights a run keeps fixed."""
+    return dataclasses.replace(
+        weights,
+        safe_stack_height=config.safe_stack_height,
+        unreachable_columns=config.unreachable_columns,
+        reach_excess=config.reach_excess,
     )
-    return Evaluator.from_weights(weights, "particle")
+
+
+def particle_evaluator(vector: np.ndarray, config: TrainConfig) -> Evaluator:
+    weights = Weights.from_vector([float(v) for v in vector], config.ceiling)
+    return Evaluator.from_weights(with_fixed(weights, config), "particle")
 
 
 def _specs(config: TrainConfig, positions: np.ndarray, iteration: int) -> list[GameSpec]:
     first = iteration * config.games  # the same games for every candidate of an iteration
     return [
         GameSpec(
-            particle_evaluator(p, config.ceiling, config.safe_stack_height),
+            particle_evaluator(p, config),
             config.settings,
             config.level,
             config.seed,
@@ -249,7 +257,12 @@ def load_checkpoint(
         raise NesbotError(f"checkpoint {path} is not a nesbot train checkpoint of this version")
     wanted = json.loads(json.dumps(asdict(config)))
     # checkpoints from before these settings existed ran with their defaults
-    saved = {"same_pieces": False, "safe_stack_height": DEFAULT_SAFE_STACK_HEIGHT} | data["config"]
+    saved = {
+        "same_pieces": False,
+        "safe_stack_height": DEFAULT_SAFE_STACK_HEIGHT,
+        "unreachable_columns": 0.0,
+        "reach_excess": 0.0,
+    } | data["config"]
     saved["settings"] = {
         "premove": 0,
         "deep_width": DEFAULT_DEEP_WIDTH,
@@ -373,5 +386,4 @@ def trained_weights(
             "was found in (each iteration plays new games)",
             "restarts": state.restarts,
         }
-    weights = Weights.from_vector(chosen, config.ceiling, provenance)
-    return dataclasses.replace(weights, safe_stack_height=config.safe_stack_height)
+    return with_fixed(Weights.from_vector(chosen, config.ceiling, provenance), config)

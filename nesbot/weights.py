@@ -2,16 +2,17 @@
 
 A weights file is one JSON object: a number for each field of `Weights` (the 17 names of
 nesbot._core.evaluate.FEATURE_NAMES, "ceiling", the rule-2 penalty scale, and nesbot's NES
-features, NES_FEATURE_NAMES), "safe_stack_height" (where the feature high_stack starts
-counting rows) and "provenance", an object saying where the numbers come from (source,
-command, seed, games, ...). Every key is required but the NES features and
-safe_stack_height (files written before they existed leave them out: weight 0, height 8),
-and no other key is allowed, so a typo cannot silently leave a weight at a default.
+features, NES_FEATURE_NAMES, and the piece-range features, FIXED_NAMES), "safe_stack_height"
+(where the feature high_stack starts counting rows) and "provenance", an object saying where
+the numbers come from (source, command, seed, games, ...). Every key is required but the
+NES and piece-range features and safe_stack_height (files written before they existed leave
+them out: weight 0, height 8), and no other key is allowed, so a typo cannot silently leave
+a weight at a default.
 `load_weights` raises NesbotError with one sentence for any problem with the file.
 
 `as_vector()` gives meatfighter's 17 weights in FEATURE_NAMES order (the C evaluator takes
-that, and the NES features' weights by name); `trainable_vector()` gives the weights
-training changes (TRAINABLE_NAMES).
+that, and the other features' weights by name); `trainable_vector()` gives the weights
+training changes (TRAINABLE_NAMES); training keeps FIXED_NAMES as they are.
 """
 
 import json
@@ -26,12 +27,15 @@ from nesbot._core.evaluate import (
     DEFAULT_SAFE_STACK_HEIGHT,
     FEATURE_NAMES,
     NES_FEATURE_NAMES,
+    REACH_FEATURE_NAMES,
 )
 from nesbot.errors import NesbotError
 
 DATA_DIR = Path(__file__).with_name("data")
 # The weights training changes: meatfighter's 17, then nesbot's NES features.
 TRAINABLE_NAMES: tuple[str, ...] = (*FEATURE_NAMES, *NES_FEATURE_NAMES)
+# Weights a weights file holds that training keeps as they are (see Weights).
+FIXED_NAMES: tuple[str, ...] = REACH_FEATURE_NAMES
 
 
 @dataclass(frozen=True)
@@ -61,6 +65,11 @@ class Weights:
     high_stack: float = 0.0
     surface_value: float = 0.0
     burns_needed: float = 0.0
+    # The piece-range features (nesbot/piece_ranges.py): set by hand, not trained, since
+    # before level 29 at 30 Hz no stack the bot builds stands that tall, so training's
+    # pre-29 fitness cannot see them.
+    unreachable_columns: float = 0.0
+    reach_excess: float = 0.0
     ceiling: float = DEFAULT_CEILING_WEIGHT
     # high_stack counts the stack's rows past this many (not trained: a setting of the
     # feature, like the ceiling's scale)
@@ -95,9 +104,9 @@ class Weights:
         return cls(**values, ceiling=float(ceiling), provenance=dict(provenance or {}))
 
 
-_NUMBER_KEYS = (*TRAINABLE_NAMES, "ceiling", "safe_stack_height")
+_NUMBER_KEYS = (*TRAINABLE_NAMES, *FIXED_NAMES, "ceiling", "safe_stack_height")
 _ALL_KEYS = (*_NUMBER_KEYS, "provenance")
-_OPTIONAL_DEFAULTS = {name: 0.0 for name in NES_FEATURE_NAMES} | {
+_OPTIONAL_DEFAULTS = {name: 0.0 for name in (*NES_FEATURE_NAMES, *FIXED_NAMES)} | {
     "safe_stack_height": DEFAULT_SAFE_STACK_HEIGHT
 }
 if tuple(f.name for f in fields(Weights)) != _ALL_KEYS:

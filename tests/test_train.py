@@ -15,6 +15,7 @@ from nesbot.train import (
     evaluate_swarm,
     fitness_of,
     new_swarm,
+    particle_evaluator,
     ray_runner,
     step,
     train,
@@ -111,13 +112,14 @@ def test_resume_continues_exactly(tmp_path):
 
 
 def test_a_checkpoint_from_before_the_newer_settings_resumes(tmp_path):
-    """Checkpoints written before --same-pieces, safe_stack_height and --premove existed
-    ran with their defaults, so they resume."""
+    """Checkpoints written before --same-pieces, safe_stack_height, --premove and the
+    piece-range weights existed ran with their defaults, so they resume."""
     straight = train(SMALL, 2, log=quiet)
     checkpoint = tmp_path / "ck.json"
     train(SMALL, 1, checkpoint, log=quiet)
     data = json.loads(checkpoint.read_text())
     del data["config"]["same_pieces"], data["config"]["safe_stack_height"]
+    del data["config"]["unreachable_columns"], data["config"]["reach_excess"]
     del data["config"]["settings"]["premove"]
     checkpoint.write_text(json.dumps(data))
     assert train(SMALL, 2, checkpoint, resume=True, log=quiet).history == straight.history
@@ -187,3 +189,20 @@ def test_train_command_writes_weights_with_provenance(tmp_path):
 def test_train_bad_input(tmp_path, args, words):
     base = ["train", "--out", str(tmp_path / "w.json"), "--iterations", "1"]
     _assert_one_line_error(nesbot(*base, *args), *words)
+
+
+def test_training_keeps_the_piece_range_weights_and_the_safe_height():
+    """Pre-29 games cannot see the piece-range features, so every candidate, and the
+    weights a run ends with, carry the start's weights for them unchanged."""
+    config = TrainConfig(
+        start=[0.0] * 17,
+        ceiling=0.0,
+        safe_stack_height=10.0,
+        unreachable_columns=20.0,
+        reach_excess=3.0,
+    )
+    candidate = particle_evaluator(np.ones(17), config)
+    assert candidate.weights["unreachable_columns"] == 20.0
+    assert candidate.weights["reach_excess"] == 3.0
+    assert candidate.safe_stack_height == 10.0
+    assert candidate.weights["total_column_holes"] == 1.0

@@ -132,7 +132,10 @@ def _terms(position: Position, place: Place, evaluator: Evaluator) -> dict[str, 
     cleared = ram.bcd_value(*state["lines"]) - position.lines
     rows = state["rows"][2:]
     return {
-        name: (value, term) for name, value, _w, term in evaluate_trace(rows, cleared, 0, evaluator)
+        name: (value, term)
+        for name, value, _w, term in evaluate_trace(
+            rows, cleared, 0, evaluator, level=position.level
+        )
     }
 
 
