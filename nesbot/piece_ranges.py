@@ -3,8 +3,9 @@
 A vertical I tapped from spawn (column 5) toward a wall as fast as the planner taps falls a
 few rows with every shift, so a tall enough column on its way stops it, and at level 29
 (a row a frame) much sooner than at 19. The limits below are measured with the gamepad
-search's plain paths (nesbot._core.search, which steps the one frame rule), on a board
-with one column built up at a time: no rule is written twice.
+search's plain paths (nesbot._core.search, which steps the one frame rule; the bot's
+gamepad, a shift and a rotation on one frame allowed), on a board with one column built up
+at a time: no rule is written twice.
 
 A board's column tops then decide reachability without a search: a column c is reachable
 when no column strictly between spawn and c stands above its pass limit and c stands no
