@@ -111,13 +111,16 @@ cdef void board_features(const Board* b, Features* out) noexcept nogil
 # The board features of indices 17..24 into out.f; out.f[F_LANDING_HEIGHT] is set to 0.
 cdef void extra_features(const Board* b, Features* out) noexcept nogil
 
-# The board features of indices 25..30 into out.f (F_HIGH_STACK past `safe_height` rows); out.f[F_BURNED_LINES] is set to 0, and
-# out.f[F_SURFACE_VALUE] too until the surface table is loaded (load_weights loads it for a
-# nonzero weight).
-cdef void nes_features(const Board* b, double safe_height, Features* out) noexcept nogil
+# The board features of indices 25..30 into out.f, from the board and its column tops
+# (`heights`, as column_heights in evaluate.pyx gives them; F_HIGH_STACK past `safe_height`
+# rows); out.f[F_BURNED_LINES] is set to 0, and out.f[F_SURFACE_VALUE] too until the
+# surface table is loaded (load_weights loads it for a nonzero weight).
+cdef void nes_features(const Board* b, const int* heights, double safe_height,
+                       Features* out) noexcept nogil
 
-# The piece-range features (indices 31..32) into out.f, with w's limits at `level`.
-cdef void reach_features(const Board* b, const Weights* w, int level,
+# The piece-range features (indices 31..32) into out.f, from the column tops with w's
+# limits at `level`.
+cdef void reach_features(const int* heights, const Weights* w, int level,
                          Features* out) noexcept nogil
 
 # Weighted sum of the features plus the ceiling penalty; lower is better. The caller

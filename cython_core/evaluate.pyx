@@ -318,12 +318,11 @@ cdef inline void column_heights(const Board* b, int* heights) noexcept nogil:
             m &= m - 1
 
 
-cdef void nes_features(const Board* b, double safe_height, Features* out) noexcept nogil:
+cdef void nes_features(const Board* b, const int* heights, double safe_height,
+                       Features* out) noexcept nogil:
     cdef int c, r, well = 0, lowest = FIELD_ROWS + 1, ready = 1, total = 0, burns = 0
     cdef double over
     cdef unsigned int m, open_below = 0   # columns with an empty cell below row r
-    cdef int heights[WIDTH]
-    column_heights(b, heights)
     for r in range(FIELD_ROWS - 1, -1, -1):
         m = b.rows[r + BOARD_HIDDEN]
         burns += (m & (open_below | WELL_BIT)) != 0
@@ -350,12 +349,11 @@ cdef void nes_features(const Board* b, double safe_height, Features* out) noexce
     out.f[F_BURNS_NEEDED] = burns
 
 
-cdef void reach_features(const Board* b, const Weights* w, int level,
+cdef void reach_features(const int* heights, const Weights* w, int level,
                          Features* out) noexcept nogil:
     # nesbot/piece_ranges.py says why per-column limits decide reachability. Walking out
     # from the spawn column each way, a column is reachable while every column before it
     # on the way was passable and it is no taller than its enter limit.
-    cdef int heights[WIDTH]
     cdef int c, k, step, unreachable = 0, excess = 0
     cdef bint open_way
     cdef const signed char* passing
@@ -364,7 +362,6 @@ cdef void reach_features(const Board* b, const Weights* w, int level,
         level = REACH_LEVELS - 1
     passing = w.reach_pass[level]
     entering = w.reach_enter[level]
-    column_heights(b, heights)
     unreachable += heights[SPAWN_X] > entering[SPAWN_X]
     for k in range(2):
         step = 2 * k - 1    # left, then right
@@ -385,6 +382,7 @@ cdef double evaluate(const Board* b, int lines_cleared, int burned, int lock_hei
     cdef Features feat
     cdef double s = 0.0
     cdef int i
+    cdef int heights[WIDTH]          # column tops, for the NES and piece-range features
     board_features(b, &feat)
     feat.f[F_TOTAL_LINES_CLEARED] = lines_cleared
     feat.f[F_TOTAL_LOCK_HEIGHT] = lock_height_total
@@ -395,13 +393,15 @@ cdef double evaluate(const Board* b, int lines_cleared, int burned, int lock_hei
         feat.f[F_LANDING_HEIGHT] = landing_height_total
         for i in range(FEATURE_COUNT, SEED_FEATURE_COUNT):
             s += w.w[i] * feat.f[i]
+    if w.nes or w.reach:
+        column_heights(b, heights)
     if w.nes:
-        nes_features(b, w.safe_height, &feat)
+        nes_features(b, heights, w.safe_height, &feat)
         feat.f[F_BURNED_LINES] = burned
         for i in range(SEED_FEATURE_COUNT, NES_FEATURE_END):
             s += w.w[i] * feat.f[i]
     if w.reach:
-        reach_features(b, w, level, &feat)
+        reach_features(heights, w, level, &feat)
         for i in range(NES_FEATURE_END, ALL_FEATURE_COUNT):
             s += w.w[i] * feat.f[i]
     if w.ceiling_weight != 0.0:
@@ -612,13 +612,15 @@ def all_features_py(rows, int level=19, int tap_interval=2) -> list[float]:
     cdef Board b
     cdef Features f
     cdef Weights w
+    cdef int heights[WIDTH]
     _load_board(rows, &b)
     use_surface_table()
     load_reach_limits(&w, tap_interval)
     board_features(&b, &f)
     extra_features(&b, &f)
-    nes_features(&b, SAFE_STACK_HEIGHT, &f)
-    reach_features(&b, &w, level, &f)
+    column_heights(&b, heights)
+    nes_features(&b, heights, SAFE_STACK_HEIGHT, &f)
+    reach_features(heights, &w, level, &f)
     return [f.f[i] for i in range(ALL_FEATURE_COUNT)]
 
 
@@ -654,14 +656,16 @@ def evaluate_trace(rows, int lines_cleared, int lock_height_total, weights,
     cdef Board b
     cdef Weights w
     cdef Features f
+    cdef int heights[WIDTH]
     _load_board(rows, &b)
     load_weights(weights, &w, tap_interval)
     if not w.reach:
         load_reach_limits(&w, tap_interval)   # reach_features reads them below
     board_features(&b, &f)
     extra_features(&b, &f)
-    nes_features(&b, w.safe_height, &f)
-    reach_features(&b, &w, level, &f)
+    column_heights(&b, heights)
+    nes_features(&b, heights, w.safe_height, &f)
+    reach_features(heights, &w, level, &f)
     f.f[F_TOTAL_LINES_CLEARED] = lines_cleared
     f.f[F_TOTAL_LOCK_HEIGHT] = lock_height_total
     f.f[F_LANDING_HEIGHT] = landing_height_total
