@@ -16,7 +16,8 @@ cdef enum:
     FEATURE_COUNT = 17               # meatfighter's 2018 features, indices 0..16
     SEED_FEATURE_COUNT = 25          # and the other seeds' features, indices 17..24
     NES_FEATURE_END = 31             # and nesbot's NES features, indices 25..30
-    ALL_FEATURE_COUNT = 33           # and the piece-range features, indices 31..32
+    REACH_FEATURE_END = 33           # and the piece-range features, indices 31..32
+    ALL_FEATURE_COUNT = 42           # and the right-well features, indices 33..41
 
 cdef enum:
     # Feature indices into Features.f and Weights.w, in meatfighter's order, then the others'.
@@ -72,6 +73,23 @@ cdef enum:
     F_UNREACHABLE_COLUMNS = 31       # columns a vertical I tapped from spawn cannot reach
     F_REACH_EXCESS = 32              # rows the tallest column stands above what the I must
                                      # pass on its way to the wall beyond (0: both reachable)
+    # A stack built for one well, in column 9 (StackRabbit's right-well factors, its
+    # src/cpp_modules/src/eval.cpp; docs/training.md). "Scare" and "safe beside" are
+    # heights per level from the piece ranges (nesbot.piece_ranges.well_heights).
+    F_WELL_COVERED = 33              # (column 9's height / scare)^3: the well filled
+    F_HIGH_BESIDE_WELL = 34          # (column 8's height - safe beside)^2 above it: an I
+                                     # must pass over column 8 to reach the well
+    F_BESIDE_WELL_LOW = 35           # burns a column 8 well below column 7 will likely need
+    F_UNABLE_TO_BURN = 36            # cells the middle lacks to fill rows up to column 8
+                                     # (and holes near there), times (column 8 / scare)^3
+    F_BUILT_OUT_LEFT = 37            # column 0 above the stack (clean under it): room for
+                                     # the pieces that do not fit the middle; higher is better
+    F_WELL_TETRIS_READY = 38         # 1 when the 4 rows above column 9's top are full but it
+    F_STACK_HEIGHT_OVER = 39         # (a tenth of columns 0-8's heights - scare)^2 above it
+    F_EXTREME_GAP = 40               # rows of height steps in columns 0-8 beyond 3 (the
+                                     # surface table clamps steps at 3)
+    F_STACK_HOLES = 41               # covered empty cells in columns 0-8 (a covered well is
+                                     # F_WELL_COVERED's, not a hole)
 
 cdef enum:
     # Rows of stack (mean height beside the well) that levels 19-28 at 30 Hz play safely
@@ -88,20 +106,25 @@ cdef enum:
     REACH_COLUMNS = 10
 
 ctypedef struct Features:
-    double f[33]                     # feature values, indexed by the F_ indices
+    double f[42]                     # feature values, indexed by the F_ indices
 
 ctypedef struct Weights:
-    double w[33]                     # one weight per feature, indexed by the F_ indices
+    double w[42]                     # one weight per feature, indexed by the F_ indices
     double ceiling_weight            # rule 2 scale: a cell in row r < 7 costs this / (r + 1)
     double safe_height               # F_HIGH_STACK counts the stack's rows above this
     bint calming                     # the search applies rules 1, 3 and 4 (meatfighter-2018)
+    bint board                       # some w[2..16] is nonzero: compute those features
     bint extra                       # some w[17..24] is nonzero: compute those features too
     bint nes                         # some w[25..30] is nonzero: compute those too
     bint reach                       # some w[31..32] is nonzero: compute those too
+    bint well                        # some w[33..41] is nonzero: compute those too
     # the piece-range limits (nesbot.piece_ranges.reach_limits) for the planner's tap rate,
     # in rows of stack per level and column; filled only when `reach`
     signed char reach_pass[REACH_LEVELS][REACH_COLUMNS]
     signed char reach_enter[REACH_LEVELS][REACH_COLUMNS]
+    # the right-well features' heights per level, from those limits; filled when `well`
+    double scare_height[REACH_LEVELS]
+    double beside_well_height[REACH_LEVELS]
 
 
 # The 15 board features of indices 0..16 into out.f; out.f[F_TOTAL_LINES_CLEARED] and
@@ -122,6 +145,11 @@ cdef void nes_features(const Board* b, const int* heights, double safe_height,
 # limits at `level`.
 cdef void reach_features(const int* heights, const Weights* w, int level,
                          Features* out) noexcept nogil
+
+# The right-well features (indices 33..41) into out.f, from the board, its column tops
+# and w's heights at `level`.
+cdef void well_features(const Board* b, const int* heights, const Weights* w, int level,
+                        Features* out) noexcept nogil
 
 # Weighted sum of the features plus the ceiling penalty; lower is better. The caller
 # knows the placements: lines cleared, lines burned (cleared by non-Tetris clears), the

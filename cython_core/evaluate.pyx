@@ -26,6 +26,12 @@ has 2), column transitions upward from a filled floor with none above row 0, hol
 empty cell under a filled one, and well sums as each well cell plus the empty cells under
 it. Nguyen and Morua's side rules count no hole beside a wall.
 
+The right-well features follow StackRabbit's eval.cpp (its factors for a well in column 9)
+with three differences: a hole is every covered empty cell of columns 0-8 (StackRabbit
+rates cells a tuck can still fill as part of a hole), a covered well costs the same
+whatever covers it (StackRabbit's is ten times dearer under a tuck setup), and its heights
+come from nesbot's piece ranges (nesbot.piece_ranges.well_heights).
+
 The Python functions take `rows` as 22 masks (rows -2..19) or 20 masks (rows 0..19, hidden
 rows empty), each 0..0x3FF, and `weights` as 17 floats (meatfighter's features; ceiling
 weight DEFAULT_CEILING_WEIGHT, calming rules on), 18 floats (the last is the ceiling
@@ -37,6 +43,8 @@ the tap rate too: the functions that compute them take `level` and `tap_interval
 
 import math
 import time
+
+cimport cython
 
 from libc.stdint cimport uint8_t
 from libc.string cimport memset
@@ -64,6 +72,8 @@ cdef enum:
     WELL_BIT = 0x200        # column 9, where nesbot and StackRabbit keep the Tetris well
     WALLED_ROW_BITS = 0x7FF  # 11 neighbour pairs of a row with a wall bit at each end
     SPAWN_COLUMNS = 0x070   # columns 4-6 of row 0, where rule 4's fill starts
+    STACK_COLUMNS = 0x1FF   # columns 0-8: the stack beside the well
+    LEFT_COLUMN = 0x001     # column 0
 
 # Bits set in each 11-bit mask (rows, and rows with their walls): __builtin_popcount is a
 # libgcc call unless the build targets a CPU with POPCNT, and setup.py builds for the
@@ -126,8 +136,23 @@ REACH_FEATURE_NAMES: tuple[str, ...] = (
     "unreachable_columns",
     "reach_excess",
 )
+WELL_FEATURE_NAMES: tuple[str, ...] = (
+    "well_covered",
+    "high_beside_well",
+    "beside_well_low",
+    "unable_to_burn",
+    "built_out_left",
+    "well_tetris_ready",
+    "stack_height_over",
+    "extreme_gap",
+    "stack_holes",
+)
 ALL_FEATURE_NAMES: tuple[str, ...] = (
-    FEATURE_NAMES + EXTRA_FEATURE_NAMES + NES_FEATURE_NAMES + REACH_FEATURE_NAMES
+    FEATURE_NAMES
+    + EXTRA_FEATURE_NAMES
+    + NES_FEATURE_NAMES
+    + REACH_FEATURE_NAMES
+    + WELL_FEATURE_NAMES
 )
 DEFAULT_CEILING_WEIGHT: float = 1000.0
 DEFAULT_SAFE_STACK_HEIGHT: float = float(SAFE_STACK_HEIGHT)
@@ -377,23 +402,123 @@ cdef void reach_features(const int* heights, const Weights* w, int level,
     out.f[F_REACH_EXCESS] = excess
 
 
+cdef inline double cube(double x) noexcept nogil:
+    return x * x * x
+
+
+@cython.cdivision(True)   # every divisor is at least 2
+cdef void well_features(const Board* b, const int* heights, const Weights* w, int level,
+                        Features* out) noexcept nogil:
+    # StackRabbit's right-well factors, from their definitions (evaluate.pxd); columns
+    # 0-8 are the stack, 9 the well, 8 the column an I passes over to reach it.
+    cdef double scare, beside, over, avg = 0.0, ratio, lift, penalty = 0.0
+    cdef int c, r, diff, gap = 0, holes = 0, good, top8, top_row, ready = 1
+    cdef unsigned int m, seen = 0, hole_rows = 0   # hole_rows: bit r = row r has a hole
+    if level >= REACH_LEVELS:
+        level = REACH_LEVELS - 1
+    scare = w.scare_height[level]
+    beside = w.beside_well_height[level]
+    # Holes beside the well: empty cells of columns 0-8 under their column's top.
+    for r in range(FIELD_ROWS):
+        m = b.rows[r + BOARD_HIDDEN]
+        if ~m & seen & STACK_COLUMNS:
+            holes += popcount(~m & seen & STACK_COLUMNS)
+            hole_rows |= 1u << r
+        seen |= m
+    out.f[F_STACK_HOLES] = holes
+    ratio = heights[WIDTH - 1] / (scare if scare > 3.0 else 3.0)
+    out.f[F_WELL_COVERED] = cube(ratio)
+    over = heights[WIDTH - 2] - beside
+    out.f[F_HIGH_BESIDE_WELL] = over * over if over > 0.0 else 0.0
+    # Column 8 lower than the smaller of its safe height and column 7 minus 2: about one
+    # burn per 2 rows of difference will fill it (StackRabbit's 0.6 burn each).
+    good = <int>beside
+    if heights[WIDTH - 3] - 2 < good:
+        good = heights[WIDTH - 3] - 2
+    out.f[F_BESIDE_WELL_LOW] = ((good - heights[WIDTH - 2] + 1) // 2) * 0.6 \
+        if heights[WIDTH - 2] < good else 0.0
+    for c in range(WIDTH - 1):
+        avg += heights[c] * 0.1
+    over = avg - scare
+    out.f[F_STACK_HEIGHT_OVER] = over * over if over > 0.0 else 0.0
+    # Steps beyond 3 rows between columns 0-8; a column 8 more than 2 below column 7 is a
+    # second well, not a gap.
+    for c in range(WIDTH - 2):
+        diff = heights[c + 1] - heights[c]
+        if c == WIDTH - 3 and diff < -2:
+            continue
+        if diff > 3:
+            gap += diff - 3
+        elif diff < -3:
+            gap += -diff - 3
+    out.f[F_EXTREME_GAP] = gap
+    # Tetris-ready: the 4 rows above column 9's top full but for it.
+    if heights[WIDTH - 1] > FIELD_ROWS - 4:
+        ready = 0
+    else:
+        for r in range(FIELD_ROWS - 4 - heights[WIDTH - 1], FIELD_ROWS - heights[WIDTH - 1]):
+            if b.rows[r + BOARD_HIDDEN] != STACK_COLUMNS:
+                ready = 0
+                break
+    out.f[F_WELL_TETRIS_READY] = ready
+    # Built out left: column 0 above the stack's mean and column 1, over filled cells.
+    ratio = (avg if avg > 1.0 else 1.0) / (scare if scare > 2.0 else 2.0)
+    lift = 0.5 * (heights[0] - avg) + 0.5 * (heights[0] - heights[1])
+    if lift < 0.0:
+        out.f[F_BUILT_OUT_LEFT] = -0.5 * lift * lift * 0.5 * (ratio + 1.0)
+    else:
+        out.f[F_BUILT_OUT_LEFT] = ratio * lift
+        for r in range(FIELD_ROWS + 1 - heights[0], FIELD_ROWS):
+            if not b.rows[r + BOARD_HIDDEN] & LEFT_COLUMN:
+                out.f[F_BUILT_OUT_LEFT] = 0.0
+                break
+    # Unable to burn: the middle's columns lower than column 8 (not counting rows the well
+    # column fills beside it) must be filled before a burn can reach that height.
+    top8 = heights[WIDTH - 2]
+    if top8 <= heights[WIDTH - 1]:
+        while top8 > 0 and b.rows[FIELD_ROWS - top8 + BOARD_HIDDEN] & WELL_BIT:
+            top8 -= 1
+    if top8 > 0:
+        for c in range(WIDTH - 2):
+            if heights[c] < top8:
+                if ((c == 0 or heights[c - 1] - heights[c] >= 3)
+                        and heights[c + 1] - heights[c] >= 3):
+                    penalty += 100.0     # a column only an I can fill
+                    break
+                penalty += (top8 - heights[c]) * (top8 - heights[c])
+        top_row = FIELD_ROWS - top8
+        for r in range(top_row - 1 if top_row > 0 else 0, top_row + 1):
+            if hole_rows >> r & 1:
+                penalty += 50.0
+        for r in range(top_row - 2 if top_row > 1 else 0,
+                       top_row + 3 if top_row + 3 <= FIELD_ROWS else FIELD_ROWS):
+            if hole_rows >> r & 1:
+                penalty += 50.0
+        penalty *= cube(top8 / (scare if scare > 2.0 else 2.0))
+    out.f[F_UNABLE_TO_BURN] = penalty
+
+
 cdef double evaluate(const Board* b, int lines_cleared, int burned, int lock_height_total,
                      double landing_height_total, int level, const Weights* w) noexcept nogil:
     cdef Features feat
     cdef double s = 0.0
     cdef int i
     cdef int heights[WIDTH]          # column tops, for the NES and piece-range features
-    board_features(b, &feat)
-    feat.f[F_TOTAL_LINES_CLEARED] = lines_cleared
-    feat.f[F_TOTAL_LOCK_HEIGHT] = lock_height_total
-    for i in range(FEATURE_COUNT):
-        s += w.w[i] * feat.f[i]
+    # Lines and lock height come from the caller; the board's 15 features only when some
+    # weight needs them (the right-well evaluator weighs none). The additions keep their
+    # order, so every value is what it was before this branch, to the last bit.
+    s += w.w[F_TOTAL_LINES_CLEARED] * lines_cleared
+    s += w.w[F_TOTAL_LOCK_HEIGHT] * lock_height_total
+    if w.board:
+        board_features(b, &feat)
+        for i in range(F_TOTAL_LOCK_HEIGHT + 1, FEATURE_COUNT):
+            s += w.w[i] * feat.f[i]
     if w.extra:
         extra_features(b, &feat)
         feat.f[F_LANDING_HEIGHT] = landing_height_total
         for i in range(FEATURE_COUNT, SEED_FEATURE_COUNT):
             s += w.w[i] * feat.f[i]
-    if w.nes or w.reach:
+    if w.nes or w.reach or w.well:
         column_heights(b, heights)
     if w.nes:
         nes_features(b, heights, w.safe_height, &feat)
@@ -402,7 +527,11 @@ cdef double evaluate(const Board* b, int lines_cleared, int burned, int lock_hei
             s += w.w[i] * feat.f[i]
     if w.reach:
         reach_features(heights, w, level, &feat)
-        for i in range(NES_FEATURE_END, ALL_FEATURE_COUNT):
+        for i in range(NES_FEATURE_END, REACH_FEATURE_END):
+            s += w.w[i] * feat.f[i]
+    if w.well:
+        well_features(b, heights, w, level, &feat)
+        for i in range(REACH_FEATURE_END, ALL_FEATURE_COUNT):
             s += w.w[i] * feat.f[i]
     if w.ceiling_weight != 0.0:
         s += ceiling_penalty(b, w.ceiling_weight)
@@ -549,7 +678,7 @@ cdef int load_weights(object weights, Weights* w, int tap_interval=2) except -1:
         if len(vec) == FEATURE_COUNT:   # a weights record: its NES features by name
             vec += [0.0] * (SEED_FEATURE_COUNT - FEATURE_COUNT)
             vec += [float(getattr(weights, name, 0.0))
-                    for name in NES_FEATURE_NAMES + REACH_FEATURE_NAMES]
+                    for name in NES_FEATURE_NAMES + REACH_FEATURE_NAMES + WELL_FEATURE_NAMES]
     else:
         vec = [float(v) for v in weights]
         if len(vec) == FEATURE_COUNT:
@@ -561,38 +690,48 @@ cdef int load_weights(object weights, Weights* w, int tap_interval=2) except -1:
                 f"weights needs {FEATURE_COUNT} floats (or {FEATURE_COUNT + 1} with the "
                 f"ceiling weight last), got {len(vec)}")
     vec += [0.0] * (ALL_FEATURE_COUNT - len(vec))
+    w.board = False
     w.extra = False
     w.nes = False
     w.reach = False
+    w.well = False
     for i in range(ALL_FEATURE_COUNT):
         w.w[i] = vec[i]
+        if F_TOTAL_LOCK_HEIGHT < i < FEATURE_COUNT and vec[i] != 0.0:
+            w.board = True
         if FEATURE_COUNT <= i < SEED_FEATURE_COUNT and vec[i] != 0.0:
             w.extra = True
         if SEED_FEATURE_COUNT <= i < NES_FEATURE_END and vec[i] != 0.0:
             w.nes = True
-        if i >= NES_FEATURE_END and vec[i] != 0.0:
+        if NES_FEATURE_END <= i < REACH_FEATURE_END and vec[i] != 0.0:
             w.reach = True
+        if i >= REACH_FEATURE_END and vec[i] != 0.0:
+            w.well = True
     w.ceiling_weight = ceiling
     w.calming = calming
     w.safe_height = float(getattr(weights, "safe_stack_height", SAFE_STACK_HEIGHT))
     if w.w[F_SURFACE_VALUE] != 0.0:
         use_surface_table()
-    if w.reach:
+    if w.reach or w.well:
         load_reach_limits(w, tap_interval)
     return 0
 
 
 cdef int load_reach_limits(Weights* w, int tap_interval) except -1:
-    """The piece-range limits of `tap_interval` into w (measured in Python, with the
-    search, once per tap interval)."""
+    """The piece-range limits of `tap_interval`, and the right-well heights made from them,
+    into w (measured in Python, with the search, once per tap interval)."""
     cdef int level, c
-    from nesbot.piece_ranges import reach_limits   # it imports the search, which needs us
+    # piece_ranges imports the search, which needs this module
+    from nesbot.piece_ranges import reach_limits, well_heights
 
     passes, enters = reach_limits(tap_interval)
+    scare, beside = well_heights(tap_interval)
     for level in range(REACH_LEVELS):
         for c in range(REACH_COLUMNS):
             w.reach_pass[level][c] = passes[level][c]
             w.reach_enter[level][c] = enters[level][c]
+        w.scare_height[level] = scare[level]
+        w.beside_well_height[level] = beside[level]
     return 0
 
 
@@ -621,6 +760,7 @@ def all_features_py(rows, int level=19, int tap_interval=2) -> list[float]:
     column_heights(&b, heights)
     nes_features(&b, heights, SAFE_STACK_HEIGHT, &f)
     reach_features(heights, &w, level, &f)
+    well_features(&b, heights, &w, level, &f)
     return [f.f[i] for i in range(ALL_FEATURE_COUNT)]
 
 
@@ -659,13 +799,14 @@ def evaluate_trace(rows, int lines_cleared, int lock_height_total, weights,
     cdef int heights[WIDTH]
     _load_board(rows, &b)
     load_weights(weights, &w, tap_interval)
-    if not w.reach:
+    if not (w.reach or w.well):
         load_reach_limits(&w, tap_interval)   # reach_features reads them below
     board_features(&b, &f)
     extra_features(&b, &f)
     column_heights(&b, heights)
     nes_features(&b, heights, w.safe_height, &f)
     reach_features(heights, &w, level, &f)
+    well_features(&b, heights, &w, level, &f)
     f.f[F_TOTAL_LINES_CLEARED] = lines_cleared
     f.f[F_TOTAL_LOCK_HEIGHT] = lock_height_total
     f.f[F_LANDING_HEIGHT] = landing_height_total

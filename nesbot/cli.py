@@ -472,10 +472,13 @@ def run_train(args: argparse.Namespace) -> int:
     from nesbot.weights import FIXED_NAMES, TRAINABLE_NAMES, save_weights
 
     start = get_evaluator(args.evaluator, args.weights, args.reaction)
-    if not start.calming or set(start.weights) - set(TRAINABLE_NAMES) - set(FIXED_NAMES):
+    kept = {*TRAINABLE_NAMES, *FIXED_NAMES}
+    untrained = [name for name, w in start.weights.items() if w and name not in kept]
+    if not start.calming or untrained:
         raise NesbotError(
-            f"{start.name} is not in meatfighter's 17-feature form; train "
-            "starts from meatfighter-2018, nesbot-trained or a weights file"
+            f"{start.name} is not in meatfighter's 17-feature form"
+            + (f" (train does not train {', '.join(untrained)})" if untrained else "")
+            + "; train starts from meatfighter-2018, nesbot-trained or a weights file"
         )
     if args.particles < 2 or args.games < 1:
         raise NesbotError("train needs --particles >= 2 and --games >= 1")

@@ -16,9 +16,8 @@ from nesbot._core.evaluate import ALL_FEATURE_NAMES, DEFAULT_SAFE_STACK_HEIGHT
 from nesbot.errors import NesbotError
 from nesbot.weights import (
     DATA_DIR,
-    FIXED_NAMES,
+    FEATURE_WEIGHT_NAMES,
     MEATFIGHTER_2018,
-    TRAINABLE_NAMES,
     Weights,
     load_weights,
 )
@@ -52,7 +51,7 @@ class Evaluator:
         """meatfighter's 17-feature form (a weights file) with the calming rules."""
         return cls(
             name=name,
-            weights={n: getattr(weights, n) for n in (*TRAINABLE_NAMES, *FIXED_NAMES)},
+            weights={n: getattr(weights, n) for n in FEATURE_WEIGHT_NAMES},
             higher_is_better=False,
             calming=True,
             ceiling=weights.ceiling,
@@ -143,6 +142,10 @@ EVALUATORS["nesbot-trained"] = Evaluator.from_weights(
 )
 EVALUATORS["nesbot-reaction18"] = Evaluator.from_weights(
     load_weights(NESBOT_REACTION18_FILE), "nesbot-reaction18"
+)
+NESBOT_RIGHTWELL_FILE = DATA_DIR / "nesbot_rightwell.json"
+EVALUATORS["nesbot-rightwell"] = Evaluator.from_weights(
+    load_weights(NESBOT_RIGHTWELL_FILE), "nesbot-rightwell"
 )
 DEFAULT_EVALUATOR = "nesbot-trained"  # trained at level 19, the next piece used at once
 REACTION_EVALUATOR = "nesbot-reaction18"  # trained at level 18 with --reaction 18

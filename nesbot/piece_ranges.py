@@ -83,6 +83,20 @@ def reach_limits(tap_interval: int = 2) -> tuple[tuple[tuple[int, ...], ...], ..
     return tuple(passes), tuple(enters)
 
 
+@cache
+def well_heights(tap_interval: int = 2) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """(scare, beside) per level 0-29, in rows: the heights the right-well features
+    (cython_core/evaluate.pxd) measure the stack against, from the pass limits as
+    StackRabbit derives its scare heights from its piece ranges: halfway between a fixed
+    height (6 and 8 rows) and a margin (3 and 5 rows) under what a vertical I still passes
+    on its way to the left wall (columns 0-4) and to the well (columns 6-8). At 30 Hz:
+    9.5 and 9.5 rows at level 18, 8.5 and 9 at 19-28, 6.5 and 7.5 at 29."""
+    passes, _ = reach_limits(tap_interval)
+    scare = tuple(0.5 * (min(p[:SPAWN_COLUMN]) - 3) + 3.0 for p in passes)
+    beside = tuple(0.5 * (min(p[SPAWN_COLUMN + 1 : WIDTH - 1]) - 5) + 4.0 for p in passes)
+    return scare, beside
+
+
 def reachable_columns(heights: list[int], level: int, tap_interval: int = 2) -> list[bool]:
     """Per column, whether a vertical I can reach it over these column tops (heights in
     rows from the floor) at `level`, by the tables alone (what the evaluator computes)."""

@@ -1,13 +1,14 @@
 """Evaluation weights as a named record, stored as JSON together with how they were made.
 
 A weights file is one JSON object: a number for each field of `Weights` (the 17 names of
-nesbot._core.evaluate.FEATURE_NAMES, "ceiling", the rule-2 penalty scale, and nesbot's NES
-features, NES_FEATURE_NAMES, and the piece-range features, FIXED_NAMES), "safe_stack_height"
-(where the feature high_stack starts counting rows) and "provenance", an object saying where
-the numbers come from (source, command, seed, games, ...). Every key is required but the
-NES and piece-range features and safe_stack_height (files written before they existed leave
-them out: weight 0, height 8), and no other key is allowed, so a typo cannot silently leave
-a weight at a default.
+nesbot._core.evaluate.FEATURE_NAMES, "ceiling", the rule-2 penalty scale, nesbot's NES
+features, NES_FEATURE_NAMES, the piece-range features, FIXED_NAMES, and the right-well
+features, WELL_FEATURE_NAMES), "safe_stack_height" (where the feature high_stack starts
+counting rows) and "provenance", an object saying where the numbers come from (source,
+command, seed, games, ...). Every key is required but the NES, piece-range and right-well
+features and safe_stack_height (files written before they existed leave them out: weight 0,
+height 8), and no other key is allowed, so a typo cannot silently leave a weight at a
+default.
 `load_weights` raises NesbotError with one sentence for any problem with the file.
 
 `as_vector()` gives meatfighter's 17 weights in FEATURE_NAMES order (the C evaluator takes
@@ -28,6 +29,7 @@ from nesbot._core.evaluate import (
     FEATURE_NAMES,
     NES_FEATURE_NAMES,
     REACH_FEATURE_NAMES,
+    WELL_FEATURE_NAMES,
 )
 from nesbot.errors import NesbotError
 
@@ -36,6 +38,8 @@ DATA_DIR = Path(__file__).with_name("data")
 TRAINABLE_NAMES: tuple[str, ...] = (*FEATURE_NAMES, *NES_FEATURE_NAMES)
 # Weights a weights file holds that training keeps as they are (see Weights).
 FIXED_NAMES: tuple[str, ...] = REACH_FEATURE_NAMES
+# Every feature a weights file weighs.
+FEATURE_WEIGHT_NAMES: tuple[str, ...] = (*TRAINABLE_NAMES, *FIXED_NAMES, *WELL_FEATURE_NAMES)
 
 
 @dataclass(frozen=True)
@@ -70,6 +74,16 @@ class Weights:
     # pre-29 fitness cannot see them.
     unreachable_columns: float = 0.0
     reach_excess: float = 0.0
+    # The right-well features (cython_core/evaluate.pxd): set by hand for now
+    well_covered: float = 0.0
+    high_beside_well: float = 0.0
+    beside_well_low: float = 0.0
+    unable_to_burn: float = 0.0
+    built_out_left: float = 0.0
+    well_tetris_ready: float = 0.0
+    stack_height_over: float = 0.0
+    extreme_gap: float = 0.0
+    stack_holes: float = 0.0
     ceiling: float = DEFAULT_CEILING_WEIGHT
     # high_stack counts the stack's rows past this many (not trained: a setting of the
     # feature, like the ceiling's scale)
@@ -104,11 +118,11 @@ class Weights:
         return cls(**values, ceiling=float(ceiling), provenance=dict(provenance or {}))
 
 
-_NUMBER_KEYS = (*TRAINABLE_NAMES, *FIXED_NAMES, "ceiling", "safe_stack_height")
+_NUMBER_KEYS = (*FEATURE_WEIGHT_NAMES, "ceiling", "safe_stack_height")
 _ALL_KEYS = (*_NUMBER_KEYS, "provenance")
-_OPTIONAL_DEFAULTS = {name: 0.0 for name in (*NES_FEATURE_NAMES, *FIXED_NAMES)} | {
-    "safe_stack_height": DEFAULT_SAFE_STACK_HEIGHT
-}
+_OPTIONAL_DEFAULTS = {
+    name: 0.0 for name in (*NES_FEATURE_NAMES, *FIXED_NAMES, *WELL_FEATURE_NAMES)
+} | {"safe_stack_height": DEFAULT_SAFE_STACK_HEIGHT}
 if tuple(f.name for f in fields(Weights)) != _ALL_KEYS:
     raise ImportError("nesbot.weights.Weights fields differ from nesbot._core's feature names")
 

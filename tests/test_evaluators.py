@@ -16,7 +16,7 @@ from nesbot._core.search import Planner
 from nesbot._core.simulate import play
 from nesbot.errors import NesbotError
 from nesbot.evaluators import DEFAULT_EVALUATOR, EVALUATORS, Evaluator, get_evaluator
-from nesbot.weights import FIXED_NAMES, MEATFIGHTER_2018, TRAINABLE_NAMES
+from nesbot.weights import FEATURE_WEIGHT_NAMES, MEATFIGHTER_2018
 
 FULL = 0x3FF
 
@@ -169,7 +169,7 @@ def test_every_evaluator_drives_the_search_through_a_game(name):
 def test_the_shipped_default_is_trained_weights_with_their_provenance():
     assert DEFAULT_EVALUATOR == "nesbot-trained"
     trained = EVALUATORS["nesbot-trained"]
-    assert trained.calming and set(trained.weights) == {*TRAINABLE_NAMES, *FIXED_NAMES}
+    assert trained.calming and set(trained.weights) == set(FEATURE_WEIGHT_NAMES)
     provenance = trained.provenance
     for key in ("command", "seed", "games", "iterations", "evaluation"):
         assert key in provenance, key
