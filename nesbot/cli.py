@@ -465,13 +465,14 @@ def run_train(args: argparse.Namespace) -> int:
     from functools import partial
     from pathlib import Path
 
-    from nesbot.evaluators import get_evaluator
+    from nesbot.evaluators import get_evaluator, training_start_name
     from nesbot.progress import Progress
     from nesbot.stats import run_games
     from nesbot.train import TrainConfig, ray_runner, train, trained_weights
     from nesbot.weights import FIXED_NAMES, TRAINABLE_NAMES, save_weights
 
-    start = get_evaluator(args.evaluator, args.weights, args.reaction)
+    named = args.evaluator or (None if args.weights else training_start_name(args.reaction))
+    start = get_evaluator(named, args.weights)
     kept = {*TRAINABLE_NAMES, *FIXED_NAMES}
     untrained = [name for name, w in start.weights.items() if w and name not in kept]
     if not start.calming or untrained:
@@ -560,7 +561,8 @@ def _add_evaluator_options(parser: argparse.ArgumentParser) -> None:
         "--evaluator",
         metavar="NAME",
         help="a built-in evaluator: " + ", ".join(_evaluator_names()) + " (default: "
-        "nesbot-trained, or nesbot-reaction18 with --reaction)",
+        "nesbot-rightwell; train starts from nesbot-trained, or nesbot-reaction18 with "
+        "--reaction)",
     )
 
 

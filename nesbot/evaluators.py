@@ -147,14 +147,23 @@ NESBOT_RIGHTWELL_FILE = DATA_DIR / "nesbot_rightwell.json"
 EVALUATORS["nesbot-rightwell"] = Evaluator.from_weights(
     load_weights(NESBOT_RIGHTWELL_FILE), "nesbot-rightwell"
 )
-DEFAULT_EVALUATOR = "nesbot-trained"  # trained at level 19, the next piece used at once
-REACTION_EVALUATOR = "nesbot-reaction18"  # trained at level 18 with --reaction 18
+# StackRabbit's evaluation on nesbot's features: stronger than the trained weights in both
+# formats (docs/strength.md, "The right-well evaluation").
+DEFAULT_EVALUATOR = "nesbot-rightwell"
+REACTION_EVALUATOR = "nesbot-rightwell"
+# What `nesbot train` starts from: weights in the form it trains, made for the format.
+TRAINED_EVALUATOR = "nesbot-trained"  # trained at level 19, the next piece used at once
+REACTION_TRAINED_EVALUATOR = "nesbot-reaction18"  # trained at level 18 with --reaction 18
 
 
 def default_evaluator_name(reaction: int = 0) -> str:
-    """The weights trained for the format: the two formats want different weights
-    (docs/strength.md), and the reaction is what sets them apart."""
+    """The evaluator for the format: the reaction is what sets the formats apart."""
     return REACTION_EVALUATOR if reaction > 0 else DEFAULT_EVALUATOR
+
+
+def training_start_name(reaction: int = 0) -> str:
+    """The trained weights `nesbot train` starts from unless told otherwise."""
+    return REACTION_TRAINED_EVALUATOR if reaction > 0 else TRAINED_EVALUATOR
 
 
 def get_evaluator(

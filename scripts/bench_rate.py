@@ -70,7 +70,9 @@ def main() -> None:
             pieces, frames = record(rom, path, args)
             print(f"recorded {pieces} pieces, {frames:,} frames since power-on: {path}")
         log = read_fm2(path)
-        settings = RatingSettings(get_evaluator("nesbot-trained"), playouts=args.playouts)
+        settings = RatingSettings(
+            get_evaluator(), playouts=args.playouts
+        )  # what `nesbot rate` uses
         start = time.perf_counter()
         pieces = list(logged_pieces(rom, log))
         replayed = time.perf_counter()

@@ -125,7 +125,12 @@ def test_explain_prints_the_evaluation_and_the_choice():
     board = Path(__file__).parent / "data" / "example_board.txt"
     result = nesbot("explain", str(board), "--piece", "I", "--next", "T")
     assert result.returncode == 0, result.stderr
-    assert result.stdout.count("total_row_transitions") == 2
+    # every feature the default evaluator weighs, for the board and for the board after
+    assert result.stdout.count("stack_holes") == 2
+    trained = nesbot(
+        "explain", str(board), "--piece", "I", "--next", "T", "--evaluator", "nesbot-trained"
+    )
+    assert trained.stdout.count("total_row_transitions") == 2
     assert "lock at x=" in result.stdout and "board after it:" in result.stdout
 
 

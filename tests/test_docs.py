@@ -88,7 +88,7 @@ def test_planner_block_clears_the_tetris(run_block, capsys):
 
 def test_rate_block_grades_the_covered_well(run_block, capsys):
     done = run_block("rate")
-    assert done["rating"].best == (9, 14, 0x0A)
+    assert done["rating"].best == (1, 14, 0x0A)
     grade, *_ = capsys.readouterr().out.split()
     assert grade in ("mistake", "blunder") and done["rating"].points_lost > 5_000
 

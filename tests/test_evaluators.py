@@ -15,7 +15,13 @@ from nesbot._core.game import Game
 from nesbot._core.search import Planner
 from nesbot._core.simulate import play
 from nesbot.errors import NesbotError
-from nesbot.evaluators import DEFAULT_EVALUATOR, EVALUATORS, Evaluator, get_evaluator
+from nesbot.evaluators import (
+    DEFAULT_EVALUATOR,
+    EVALUATORS,
+    Evaluator,
+    get_evaluator,
+    training_start_name,
+)
 from nesbot.weights import FEATURE_WEIGHT_NAMES, MEATFIGHTER_2018
 
 FULL = 0x3FF
@@ -166,8 +172,14 @@ def test_every_evaluator_drives_the_search_through_a_game(name):
     assert again == result  # deterministic
 
 
-def test_the_shipped_default_is_trained_weights_with_their_provenance():
-    assert DEFAULT_EVALUATOR == "nesbot-trained"
+def test_the_shipped_default_is_the_right_well_evaluation_with_its_provenance():
+    assert DEFAULT_EVALUATOR == "nesbot-rightwell"
+    rightwell = EVALUATORS[DEFAULT_EVALUATOR]
+    assert rightwell.weights["stack_holes"] > 0 and rightwell.weights["surface_value"] < 0
+    assert "StackRabbit" in rightwell.provenance["source"]
+
+
+def test_the_trained_weights_carry_their_provenance():
     trained = EVALUATORS["nesbot-trained"]
     assert trained.calming and set(trained.weights) == set(FEATURE_WEIGHT_NAMES)
     provenance = trained.provenance
@@ -177,9 +189,11 @@ def test_the_shipped_default_is_trained_weights_with_their_provenance():
     assert provenance["evaluation"]["maxout_rate"] > 0.47
 
 
-def test_a_reaction_picks_the_weights_trained_for_that_format():
-    assert get_evaluator().name == "nesbot-trained"
-    assert get_evaluator(reaction=18).name == "nesbot-reaction18"
+def test_train_starts_from_the_weights_trained_for_the_format():
+    assert get_evaluator().name == "nesbot-rightwell"
+    assert get_evaluator(reaction=18).name == "nesbot-rightwell"
     assert get_evaluator("meatfighter-2018", reaction=18).name == "meatfighter-2018"
+    assert training_start_name() == "nesbot-trained"
+    assert training_start_name(18) == "nesbot-reaction18"
     provenance = EVALUATORS["nesbot-reaction18"].provenance
     assert "--reaction 18" in provenance["command"] and "--level 18" in provenance["command"]

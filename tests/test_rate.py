@@ -461,6 +461,7 @@ def test_reports_show_every_placement(bot_rating):
 def test_rate_command_rates_the_log_and_films_the_game(bot_game, bot_rating, capsys, tmp_path):
     video = tmp_path / "rated.mp4"
     args = ["rate", str(bot_game[0]), "--playouts", "2", "--horizon", "4"]
+    args += ["--evaluator", EVALUATOR.name]  # the fixtures' evaluator
     assert main([*args, "--json", "--video", str(video), "--scale", "1"]) == 0
     assert json.loads(capsys.readouterr().out) == json.loads(report.to_json(bot_rating))
     facts = probe_video(video)
