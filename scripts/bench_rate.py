@@ -70,9 +70,8 @@ def main() -> None:
             pieces, frames = record(rom, path, args)
             print(f"recorded {pieces} pieces, {frames:,} frames since power-on: {path}")
         log = read_fm2(path)
-        settings = RatingSettings(
-            get_evaluator(), playouts=args.playouts
-        )  # what `nesbot rate` uses
+        # the default evaluator, as `nesbot rate` judges
+        settings = RatingSettings(get_evaluator(), playouts=args.playouts)
         start = time.perf_counter()
         pieces = list(logged_pieces(rom, log))
         replayed = time.perf_counter()
