@@ -343,9 +343,21 @@ cdef inline void column_heights(const Board* b, int* heights) noexcept nogil:
             m &= m - 1
 
 
+cdef inline bint tetris_ready(const Board* b, int column, int height) noexcept nogil:
+    """Whether the 4 rows just above `column`'s top (it is `height` rows tall) are full
+    but for it: an I dropped there makes a Tetris."""
+    cdef int r
+    if height > FIELD_ROWS - 4:
+        return False
+    for r in range(FIELD_ROWS - 4 - height, FIELD_ROWS - height):
+        if b.rows[r + BOARD_HIDDEN] != (FULL_ROW & ~(1 << column)):
+            return False
+    return True
+
+
 cdef void nes_features(const Board* b, const int* heights, double safe_height,
                        Features* out) noexcept nogil:
-    cdef int c, r, well = 0, lowest = FIELD_ROWS + 1, ready = 1, total = 0, burns = 0
+    cdef int c, r, well = 0, lowest = FIELD_ROWS + 1, total = 0, burns = 0
     cdef double over
     cdef unsigned int m, open_below = 0   # columns with an empty cell below row r
     for r in range(FIELD_ROWS - 1, -1, -1):
@@ -357,15 +369,7 @@ cdef void nes_features(const Board* b, const int* heights, double safe_height,
         if heights[c] <= lowest:
             lowest = heights[c]
             well = c
-    # The 4 rows just above the well's top: rows 19 - lowest down to 16 - lowest.
-    if lowest > FIELD_ROWS - 4:
-        ready = 0
-    else:
-        for r in range(FIELD_ROWS - 4 - lowest, FIELD_ROWS - lowest):
-            if b.rows[r + BOARD_HIDDEN] != (FULL_ROW & ~(1 << well)):
-                ready = 0
-                break
-    out.f[F_TETRIS_READY] = ready
+    out.f[F_TETRIS_READY] = tetris_ready(b, well, lowest)
     out.f[F_BURNED_LINES] = 0
     out.f[F_RIGHT_COLUMN_HEIGHT] = heights[WIDTH - 1]
     over = (total - lowest) / <double>(WIDTH - 1) - safe_height
@@ -412,7 +416,7 @@ cdef void well_features(const Board* b, const int* heights, const Weights* w, in
     # StackRabbit's right-well factors, from their definitions (evaluate.pxd); columns
     # 0-8 are the stack, 9 the well, 8 the column an I passes over to reach it.
     cdef double scare, beside, over, avg = 0.0, ratio, lift, penalty = 0.0
-    cdef int c, r, diff, gap = 0, holes = 0, good, top8, top_row, ready = 1
+    cdef int c, r, diff, gap = 0, holes = 0, good, top8, top_row
     cdef unsigned int m, seen = 0, hole_rows = 0   # hole_rows: bit r = row r has a hole
     if level >= REACH_LEVELS:
         level = REACH_LEVELS - 1
@@ -452,15 +456,7 @@ cdef void well_features(const Board* b, const int* heights, const Weights* w, in
         elif diff < -3:
             gap += -diff - 3
     out.f[F_EXTREME_GAP] = gap
-    # Tetris-ready: the 4 rows above column 9's top full but for it.
-    if heights[WIDTH - 1] > FIELD_ROWS - 4:
-        ready = 0
-    else:
-        for r in range(FIELD_ROWS - 4 - heights[WIDTH - 1], FIELD_ROWS - heights[WIDTH - 1]):
-            if b.rows[r + BOARD_HIDDEN] != STACK_COLUMNS:
-                ready = 0
-                break
-    out.f[F_WELL_TETRIS_READY] = ready
+    out.f[F_WELL_TETRIS_READY] = tetris_ready(b, WIDTH - 1, heights[WIDTH - 1])
     # Built out left: column 0 above the stack's mean and column 1, over filled cells.
     ratio = (avg if avg > 1.0 else 1.0) / (scare if scare > 2.0 else 2.0)
     lift = 0.5 * (heights[0] - avg) + 0.5 * (heights[0] - heights[1])
