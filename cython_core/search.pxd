@@ -130,6 +130,11 @@ cdef class Planner:
     cdef public int premove          # choose_blind: blind candidates whose first `reaction`
                                      # frames are weighed as premoves (0: the best's alone)
     cdef public int reaction         # frames a premove covers
+    cdef public bint hedge           # choose_blind with a reaction: send the piece where the
+                                     # replan after `reaction` frames reaches most (_hedge)
+    cdef int hedge_count             # the blind candidates _hedge weighs (before lookahead 2)
+    cdef int hedge_first[MAX_WIDTH]  # their first.placements indices
+    cdef double hedge_values[MAX_WIDTH][7]  # their value with each next piece type known
     cdef double odds[7][7]           # rules.transition_odds
     cdef Candidate candidates[MAX_WIDTH]   # the best first placements, best first
     cdef int candidate_count
@@ -147,17 +152,20 @@ cdef class Planner:
     cdef void _best_pair(self, const GameC* g, const Piece* spawn, int a, bint searched,
                          Candidate* out) noexcept nogil
     cdef double _expected_best(self, const Chain* chain, int before_type,
-                               bint further) noexcept nogil
-    cdef void _look_ahead(self, int before_type) noexcept nogil
+                               bint further, double* by_type) noexcept nogil
+    cdef void _look_ahead(self, int before_type, bint hedge) noexcept nogil
     cdef double _expected_deeper(self, const Chain* c, int before_type) noexcept nogil
     cdef void _look_deeper(self, int before_type) noexcept nogil
     cdef int _commit(self, const GameC* g, Verdict* verdict) noexcept nogil
     # choose() without the next piece (--reaction): each of the `width` best first
     # placements by one-piece verdict is judged by the expected best placement of the
-    # piece the picker draws after the current one.
+    # piece the picker draws after the current one; the path holds no Down in the first
+    # `reaction` frames, and _hedge or _choose_premove may choose those frames instead.
     cdef int choose_blind(self, const GameC* g, Verdict* verdict) noexcept nogil
     cdef int _choose_premove(self, const GameC* g, int best, Verdict* verdict) noexcept nogil
     cdef double _premove_value(self, const GameC* after) noexcept nogil
+    cdef int _hedge(self, const GameC* g, int best) noexcept nogil
+    cdef double _hedge_value(self, const GameC* after, int best, bint committed) noexcept nogil
     # The best placement of the game's active piece (an index into first.placements), or
     # -1 if it has none; sets path/path_length, next_lock and *verdict. Never -1 while the
     # piece can lock somewhere: vetoed and dead-end pairs rank last but still count.

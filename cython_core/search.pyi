@@ -33,6 +33,7 @@ class Planner:
     width: int
     premove: int
     reaction: int
+    hedge: bool
     nodes_searched: int
     fallback_last: bool
     truncated_last: bool

@@ -9,6 +9,7 @@ a visited set keyed on the whole node state, so the first path found to each loc
 with the fewest frames, and ties resolve in a fixed order (deterministic).
 """
 
+from libc.math cimport INFINITY
 from libc.stdint cimport int8_t, int32_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memcmp, memcpy, memset
@@ -66,6 +67,7 @@ cdef uint8_t[4] BUTTONS = [BTN_LEFT, BTN_RIGHT, BTN_A, BTN_B]   # the order of N
 cdef double[5] RANK_PRICE = [-1000.0, -500.0, 0.0, 10000.0, 100000.0]
 cdef enum:
     PREMOVE_WIDTH = 2    # first placements the lookahead re-judges inside a premove's replans
+    MAX_HEDGE_OPTIONS = 64   # distinct places _hedge weighs (4 orientations x 10 columns + 2)
     DEEP_WIDTH = 3       # lookahead 2's defaults (Planner.deep_width, deep_branch)
     DEEP_BRANCH = 2
     MAX_DEEP_BRANCH = 8
@@ -411,6 +413,15 @@ cdef int plain_path(const Board* board, const Piece* start, uint8_t held, uint8_
     return -1
 
 
+cdef inline void release_down(uint8_t* pads, int length, int frames) noexcept nogil:
+    # A plain path holds Down once it is in place (soft-drop points). Inside a reaction
+    # window that would hurry the piece down before the next piece is known, leaving the
+    # replan after it less room: Down waits for the window to end.
+    cdef int f
+    for f in range(frames if frames < length else length):
+        pads[f] &= ~BTN_DOWN
+
+
 cdef inline int lock_height(const Placement* p) noexcept nogil:
     # Height above the floor at which the piece locks: how far it would still fall on an
     # empty field, orientation kept.
@@ -510,6 +521,8 @@ cdef class Planner:
         self.width = width
         self.premove = 0
         self.reaction = 0
+        self.hedge = False
+        self.hedge_count = 0
         transition_odds(self.odds)
         self.first = Searcher(tap_interval, shift_and_rotate, hold_shift, soft_drop, one_button)
         self.second = Searcher(tap_interval, shift_and_rotate, hold_shift, soft_drop,
@@ -534,11 +547,12 @@ cdef class Planner:
         self.candidate_count += 1
 
     cdef double _expected_best(self, const Chain* chain, int before_type,
-                               bint further) noexcept nogil:
+                               bint further, double* by_type) noexcept nogil:
         """The expected value, over the piece the picker draws after `before_type`, of its
         best placement on the chain's board at its level (plain paths, rules 3-4 as in
         judge_pair), found by the `unknown` searcher, or the `further` one (lookahead 2's
-        second unknown piece, while `unknown`'s placements are still in use)."""
+        second unknown piece, while `unknown`'s placements are still in use). `by_type`, if
+        not NULL, gets each type's best value, a veto priced as the premove prices it."""
         cdef Piece spawn
         cdef Branch b, best
         cdef Placement* placements
@@ -564,6 +578,8 @@ cdef class Planner:
                     best.value = b.value
                     best.vetoed = b.vetoed
             expected += self.odds[before_type][t] * best.value
+            if by_type != NULL:
+                by_type[t] = best.value + (RANK_PRICE[RANK_VETOED] if best.vetoed else 0.0)
         return expected
 
     cdef void _search_first(self, const GameC* g) noexcept nogil:
@@ -673,13 +689,14 @@ cdef class Planner:
                 self._best_pair(g, &spawn, firsts[k], True, &c)
                 self._keep(&c, room)
         if self.lookahead:
-            self._look_ahead(NES_PIECE_TYPE[g.next_piece])
+            self._look_ahead(NES_PIECE_TYPE[g.next_piece], False)
         return self._commit(g, verdict)
 
     cdef int choose_blind(self, const GameC* g, Verdict* verdict) noexcept nogil:
         cdef Placement* p1
         cdef Candidate c
         cdef int a, best
+        cdef bint hedge
         self._search_first(g)
         for a in range(self.first.placement_count):
             p1 = &self.first.placements[a]
@@ -697,13 +714,127 @@ cdef class Planner:
             c.verdict = judge_one(&c.chain.board, c.chain.cleared, c.chain.lock_height,
                                   c.chain.landing, c.chain.level, &self.weights)
             self._keep(&c, self.width)
-        self._look_ahead(NES_PIECE_TYPE[g.piece.orientation])
+        hedge = (self.hedge and self.premove == 0 and 0 < self.reaction <= PLAIN_PATH_MAX
+                 and self.lookahead > 0)
+        self._look_ahead(NES_PIECE_TYPE[g.piece.orientation], hedge)
         best = self._commit(g, verdict)
         self.has_next_lock = False
-        if (self.premove > 0 and 0 < self.reaction <= PLAIN_PATH_MAX and best >= 0
-                and verdict.rank != RANK_TETRIS_NOW):
+        if best < 0 or verdict.rank == RANK_TETRIS_NOW:
+            return best
+        if self.path_length > 0:
+            release_down(self.path, self.path_length, self.reaction)
+        if self.premove > 0 and 0 < self.reaction <= PLAIN_PATH_MAX:
             best = self._choose_premove(g, best, verdict)
+        elif hedge:
+            best = self._hedge(g, best)
         return best
+
+    cdef int _hedge(self, const GameC* g, int best) noexcept nogil:
+        """Where to send the piece in the first `reaction` frames: along the blind best's
+        path, nowhere (no input), or toward any other column and orientation of the
+        piece's placements, whichever leaves the replan the best expected choice, over the
+        next piece with the picker's odds, among the blind candidates still in reach
+        (_hedge_value). Ties keep the blind best's path. Sets the path; returns the index
+        of the placement it heads for (the blind best for no input)."""
+        cdef GameC after
+        cdef Piece seen[MAX_HEDGE_OPTIONS]
+        cdef uint8_t seen_held[MAX_HEDGE_OPTIONS]
+        cdef uint32_t targets[NES_ORIENTATIONS]   # columns (bit x + 2) already an option
+        cdef uint8_t pads[PLAIN_PATH_MAX]
+        cdef const uint8_t* option_pads
+        cdef Piece locked
+        cdef Placement* p
+        cdef int option, chosen = -2, k, f, n = 0, length
+        cdef double value, best_value = 0.0
+        cdef bint duplicate
+        if self.path_length <= 0:
+            return best   # a tuck or spin: its search path is followed as planned
+        memset(targets, 0, sizeof(targets))
+        # option -2: the blind best's path; -1: no input; k: toward placement k's column
+        # and orientation (plain path), once per column and orientation
+        for option in range(-2, self.first.placement_count):
+            option_pads = pads
+            if option == -2:
+                option_pads = self.path
+                length = self.path_length
+            elif option == -1:
+                length = 0
+            else:
+                p = &self.first.placements[option]
+                if targets[p.orientation] & (1u << (p.x + 2)):
+                    continue
+                targets[p.orientation] |= 1u << (p.x + 2)
+                length = plain_path(&g.board, &g.piece, g.held, g.level, &self.first.model,
+                                    p.x, p.orientation, True, pads, &locked)
+                if length <= 0:
+                    continue
+                release_down(pads, length, self.reaction)
+            after = g[0]
+            for f in range(self.reaction):
+                if after.play_state != PLAY_ACTIVE:
+                    break
+                game_step(&after, option_pads[f] if f < length else 0)
+            if after.play_state != PLAY_ACTIVE:
+                if option == -2:
+                    return best   # it locks inside the window: nothing is left to adjust
+                continue
+            duplicate = False
+            for k in range(n):   # the same piece and buttons: the same options afterwards
+                duplicate |= (memcmp(&seen[k], &after.piece, sizeof(Piece)) == 0
+                              and seen_held[k] == after.held)
+            if duplicate or n == MAX_HEDGE_OPTIONS:
+                continue
+            seen[n] = after.piece
+            seen_held[n] = after.held
+            n += 1
+            value = self._hedge_value(&after, best, option == -2)
+            if option == -2 or value < best_value:
+                chosen = option
+                best_value = value
+        if chosen == -2:
+            return best
+        if chosen == -1:
+            memset(self.path, 0, self.reaction)
+            self.path_length = self.reaction
+            return best
+        p = &self.first.placements[chosen]
+        self.path_length = plain_path(&g.board, &g.piece, g.held, g.level, &self.first.model,
+                                      p.x, p.orientation, True, self.path, &locked)
+        release_down(self.path, self.path_length, self.reaction)
+        for k in range(self.first.placement_count):
+            p = &self.first.placements[k]
+            if p.x == locked.x and p.y == locked.y and p.orientation == locked.orientation:
+                return k
+        return chosen
+
+    cdef double _hedge_value(self, const GameC* after, int best, bint committed) noexcept nogil:
+        """The expected value of the replan from `after` (the game when the reaction
+        window ends): for each next piece type, with the picker's odds, the best of the
+        blind candidates a plain path still reaches from there (the committed path reaches
+        the blind best), valued as the lookahead valued it with that type known."""
+        cdef bint reach[MAX_WIDTH]
+        cdef Placement* p
+        cdef Piece locked
+        cdef int k, t, reached = 0, current = NES_PIECE_TYPE[after.piece.orientation]
+        cdef double least, expected = 0.0
+        for k in range(self.hedge_count):
+            p = &self.first.placements[self.hedge_first[k]]
+            reach[k] = (committed and self.hedge_first[k] == best) or (
+                plain_path(&after.board, &after.piece, after.held, after.level,
+                           &self.first.model, p.x, p.orientation, True, NULL, &locked) > 0
+                and locked.y == p.y)
+            reached += reach[k]
+        if reached == 0:
+            return INFINITY
+        for t in range(7):
+            if self.odds[current][t] == 0.0:
+                continue
+            least = INFINITY
+            for k in range(self.hedge_count):
+                if reach[k] and self.hedge_values[k][t] < least:
+                    least = self.hedge_values[k][t]
+            expected += self.odds[current][t] * least
+        return expected
 
     cdef int _choose_premove(self, const GameC* g, int best, Verdict* verdict) noexcept nogil:
         """Among the first `reaction` frames of the paths to the `premove` best blind
@@ -750,6 +881,7 @@ cdef class Planner:
                                     xs[option], orientations[option], True, pads, &locked)
                 if length <= 0 or locked.y != ys[option]:
                     continue
+                release_down(pads, length, self.reaction)
             else:
                 length = 0
             after = g[0]
@@ -787,6 +919,7 @@ cdef class Planner:
         self.path_length = plain_path(&g.board, &g.piece, g.held, g.level, &self.first.model,
                                       xs[best_option], orientations[best_option], True,
                                       self.path, &locked)
+        release_down(self.path, self.path_length, self.reaction)
         for k in range(self.first.placement_count):
             p = &self.first.placements[k]
             if (p.x == xs[best_option] and p.y == ys[best_option]
@@ -817,13 +950,22 @@ cdef class Planner:
         self.width = width
         return expected
 
-    cdef void _look_ahead(self, int before_type) noexcept nogil:
-        """Re-judge the candidates by the expected value of the unknown piece after them."""
-        cdef int k
+    cdef void _look_ahead(self, int before_type, bint hedge) noexcept nogil:
+        """Re-judge the candidates by the expected value of the unknown piece after them;
+        with `hedge`, keep each one's value per next type for _hedge (before lookahead 2
+        drops all but its best few), its rank priced as the premove prices it."""
+        cdef int k, t
         for k in range(self.candidate_count):
             if self.candidates[k].has_next:
                 self.candidates[k].verdict.value = self._expected_best(
-                    &self.candidates[k].chain, before_type, False)
+                    &self.candidates[k].chain, before_type, False,
+                    self.hedge_values[k] if hedge else NULL)
+        if hedge:
+            self.hedge_count = self.candidate_count
+            for k in range(self.candidate_count):
+                self.hedge_first[k] = self.candidates[k].first
+                for t in range(7):
+                    self.hedge_values[k][t] += RANK_PRICE[self.candidates[k].verdict.rank]
         if self.lookahead == 2:
             self._look_deeper(before_type)
 
@@ -887,7 +1029,7 @@ cdef class Planner:
                 count_lines(&branches[m].chain.level, branches[m].chain.lines,
                             branches[m].chain.cleared - c.cleared)
                 # from here on a branch is worth the fourth piece's expected best
-                branches[m].value = self._expected_best(&branches[m].chain, t, True)
+                branches[m].value = self._expected_best(&branches[m].chain, t, True, NULL)
                 if branch_better(&branches[m], &best):
                     best.value = branches[m].value
                     best.vetoed = branches[m].vetoed
@@ -928,7 +1070,9 @@ cdef class Planner:
     def plan_blind(self, Game game not None):
         """plan() without looking at the next piece: the first placement is judged by the
         expected value of the piece the picker will draw after the current one (the
-        --reaction mode, before the bot may use the next piece)."""
+        --reaction mode, before the bot may use the next piece). Its first `reaction`
+        frames hold no Down, and with `hedge` (or `premove`) they may head elsewhere than
+        the placement returned: the plan after them decides."""
         cdef int best
         cdef Verdict verdict
         _check_pieces(game)

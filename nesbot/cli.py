@@ -605,8 +605,17 @@ def _add_planner_options(parser: argparse.ArgumentParser, reaction: bool = True)
             type=_positive,
             default=0,
             help="with --reaction: weigh the first frames toward this many of the best "
-            "placements, and no input, by the expected replan over the next piece; 0 = "
-            "head for the best placement (0)",
+            "placements, and no input, by the expected replan over the next piece (six "
+            "times the planning); 0 = --hedge's cheaper choice (0)",
+        )
+        parser.add_argument(
+            "--hedge",
+            action=argparse.BooleanOptionalAction,
+            default=True,
+            help="with --reaction: send the piece in the first frames (its best blind "
+            "placement's path, no input, or toward another column) where the replan then "
+            "reaches the best expected placement over the next piece; --no-hedge heads "
+            "for the best blind placement (on)",
         )
 
 
@@ -619,6 +628,7 @@ def _planner_settings(args: argparse.Namespace):
         reaction=getattr(args, "reaction", 0),
         next_search=args.next_search,
         premove=getattr(args, "premove", 0),
+        hedge=getattr(args, "hedge", True),
     )
 
 

@@ -35,7 +35,11 @@ class PlannerSettings:
     those reach). width: first placements the lookahead (and that search) judge again.
     premove: with a reaction, the first `reaction` frames are chosen among the paths toward
     the `premove` best placements and no input at all, by the expected value of the replan
-    over the next piece (0: toward the best placement).
+    over the next piece (its own plan: six times the planning). hedge: without premove,
+    they are chosen among the blind best's path, no input, and the plain paths toward
+    every column and orientation, by the best blind candidate the replan still reaches for
+    each next piece (the values the lookahead already found: real time); False: toward
+    the best placement.
     """
 
     tap_hz: int = 30
@@ -44,6 +48,7 @@ class PlannerSettings:
     next_search: str = "plain"
     width: int = DEFAULT_WIDTH
     premove: int = 0
+    hedge: bool = True
     deep_width: int = DEFAULT_DEEP_WIDTH
     deep_branch: int = DEFAULT_DEEP_BRANCH
 
@@ -98,6 +103,7 @@ def build_planner(
         width=settings.width,
     )
     planner.premove = settings.premove
+    planner.hedge = settings.hedge
     planner.deep_width = settings.deep_width
     planner.deep_branch = settings.deep_branch
     planner.reaction = settings.reaction

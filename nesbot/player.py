@@ -188,7 +188,7 @@ def attach(
     name or an Evaluator, `weights` a weights file (default: nesbot's trained weights for
     the reaction, evaluators.default_evaluator_name);
     `settings` are PlannerSettings fields (tap_hz, lookahead, reaction, next_search,
-    premove).
+    premove, hedge).
     Bad arguments raise NesbotError with one sentence.
     """
     nes = getattr(env, "unwrapped", env)

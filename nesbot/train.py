@@ -263,11 +263,14 @@ def load_checkpoint(
         "unreachable_columns": 0.0,
         "reach_excess": 0.0,
     } | data["config"]
+    old_settings = saved.get("settings", {})
     saved["settings"] = {
         "premove": 0,
+        # played without the hedge, which only a reaction uses
+        "hedge": not old_settings.get("reaction", 0),
         "deep_width": DEFAULT_DEEP_WIDTH,
         "deep_branch": DEFAULT_DEEP_BRANCH,
-    } | saved.get("settings", {})
+    } | old_settings
     if saved != wanted:
         differ = [k for k, v in wanted.items() if saved.get(k) != v]
         raise NesbotError(f"checkpoint {path} was made with other settings ({', '.join(differ)})")

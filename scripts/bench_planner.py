@@ -42,11 +42,19 @@ def main() -> None:
     parser.add_argument("--reaction", type=int, default=0)
     parser.add_argument("--next-search", default="plain")
     parser.add_argument("--premove", type=int, default=0)
+    parser.add_argument(
+        "--hedge", action=argparse.BooleanOptionalAction, default=True, help="with --reaction"
+    )
     parser.add_argument("--evaluator", default=None, help="default: the default evaluator")
     args = parser.parse_args()
 
     settings = PlannerSettings(
-        args.tap_hz, args.lookahead, args.reaction, args.next_search, premove=args.premove
+        args.tap_hz,
+        args.lookahead,
+        args.reaction,
+        args.next_search,
+        premove=args.premove,
+        hedge=args.hedge,
     )
     bot = RecordingBot(get_evaluator(args.evaluator, reaction=args.reaction), settings)
     for seed in range(1, args.games + 1):

@@ -4,6 +4,7 @@ room, it weighs unknown pieces with the NES picker's odds, and --reaction plans 
 import numpy as np
 import pytest
 
+from nesbot._core.buttons import DOWN
 from nesbot._core.evaluate import (
     blocks_spawn_py,
     evaluate_py,
@@ -156,6 +157,57 @@ def test_blind_plan_does_not_read_the_next_piece():
         game = Game.spawned(rows, T_DOWN, next_piece, 19)
         plans.add(Planner(MEATFIGHTER, lookahead=1).plan_blind(game)[1:4])
     assert len(plans) == 1
+
+
+def test_blind_plan_with_the_hedge_does_not_read_the_next_piece():
+    rows = [0] * 14 + [0b0111111110] * 6
+    planner = build_planner(MEATFIGHTER, PlannerSettings(reaction=18))
+    plans = set()
+    for next_piece in SPAWN_TABLE:
+        chosen = planner.plan_blind(Game.spawned(rows, T_DOWN, next_piece, 19))
+        plans.add((chosen[0][:18], *chosen[1:4]))
+    assert len(plans) == 1
+
+
+def _plain_locks_after(game: Game, pads: bytes) -> set[tuple[int, int, int]]:
+    after = game.copy()
+    for pad in pads:
+        after.step(pad)
+    return set(Searcher().plain_placements_of(after))
+
+
+def test_the_hedge_keeps_both_wells_in_reach_until_the_next_piece_is_known():
+    """Two wells (columns 0 and 9), an I, level 19: the blind best is the left well. Heading
+    there puts the right one out of reach when the 18 frames end (the I has fallen 9 rows);
+    the hedge waits instead, and the replan can still take either."""
+    game = Game.spawned([0] * 16 + [0b0111111110] * 4, I_HORIZONTAL, 0x0A, 19)
+    left_well, right_well = (0, 18, 0x11), (9, 18, 0x11)
+    heading = build_planner(MEATFIGHTER, PlannerSettings(reaction=18, hedge=False))
+    hedging = build_planner(MEATFIGHTER, PlannerSettings(reaction=18))
+    pads, *lock, _value = heading.plan_blind(game)
+    assert tuple(lock) == left_well and any(pads[:18])
+    reach = _plain_locks_after(game, pads[:18])
+    assert left_well in reach and right_well not in reach
+    pads, *lock, _value = hedging.plan_blind(game)
+    assert tuple(lock) == left_well and not any(pads[:18])  # no input yet
+    assert {left_well, right_well} <= _plain_locks_after(game, pads[:18])
+
+
+def test_a_blind_path_holds_down_only_after_the_reaction():
+    """A plain path holds Down once in place (soft-drop points); a blind one waits for the
+    next piece to be known, and still locks where it planned."""
+    game = Game.spawned([0] * 16 + [0b0111111110] * 4, I_HORIZONTAL, 0x0A, 19)
+    planner = build_planner(MEATFIGHTER, PlannerSettings(reaction=18, hedge=False))
+    pads, x, y, orientation, _value = planner.plan_blind(game)
+    assert not any(pad & DOWN for pad in pads[:18])
+    assert any(pad & DOWN for pad in pads[18:])
+    after, locked = game.copy(), None
+    for pad in pads:
+        locked = after.position
+        after.step(pad)
+        if not after.active:
+            break
+    assert not after.active and locked == (x, y, orientation)
 
 
 def test_next_search_finds_the_tuck_plain_paths_cannot_reach():

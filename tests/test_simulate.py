@@ -49,6 +49,7 @@ MEATFIGHTER = EVALUATORS["meatfighter-2018"]
         PlannerSettings(lookahead=2),
         PlannerSettings(reaction=18, lookahead=1),
         PlannerSettings(reaction=18),
+        PlannerSettings(reaction=18, hedge=False),
         PlannerSettings(reaction=18, premove=2),
     ],
     ids=[
@@ -57,6 +58,7 @@ MEATFIGHTER = EVALUATORS["meatfighter-2018"]
         "lookahead-2",
         "reaction-18-lookahead-1",
         "reaction-18",
+        "reaction-18-no-hedge",
         "premove-2",
     ],
 )
@@ -258,17 +260,17 @@ def test_same_pieces_make_the_pieces_independent_of_the_play():
     assert _pieces_met("meatfighter-2014", -1, 60) != _pieces_met("nesbot-trained", -1, 60)
 
 
-def test_a_premove_changes_the_play_and_needs_a_reaction():
+def test_a_premove_or_the_hedge_changes_the_play_and_needs_a_reaction():
     rng, spawn_count, frame_counter = game_setup(7000, 3)
     evaluator = EVALUATORS["nesbot-reaction18"]
 
-    def game(premove: int) -> dict:
-        planner = build_planner(evaluator, PlannerSettings(reaction=18, premove=premove))
+    def game(premove: int, hedge: bool = True) -> dict:
+        settings = PlannerSettings(reaction=18, premove=premove, hedge=hedge)
         start = Game.start(18, rng, spawn_count, frame_counter)
-        return play(planner, start, max_frames=6000, reaction=18)
+        return play(build_planner(evaluator, settings), start, max_frames=6000, reaction=18)
 
-    assert game(2) != game(0)
-    assert game(2) == game(2)  # deterministic
+    assert game(2) != game(0) != game(0, hedge=False)
+    assert game(2) == game(2) and game(0) == game(0)  # deterministic
     with pytest.raises(NesbotError, match="--premove needs --reaction"):
         PlannerSettings(premove=2)
     with pytest.raises(NesbotError, match="outside"):

@@ -112,15 +112,15 @@ def test_resume_continues_exactly(tmp_path):
 
 
 def test_a_checkpoint_from_before_the_newer_settings_resumes(tmp_path):
-    """Checkpoints written before --same-pieces, safe_stack_height, --premove and the
-    piece-range weights existed ran with their defaults, so they resume."""
+    """Checkpoints written before --same-pieces, safe_stack_height, --premove, --hedge and
+    the piece-range weights existed ran with their defaults, so they resume."""
     straight = train(SMALL, 2, log=quiet)
     checkpoint = tmp_path / "ck.json"
     train(SMALL, 1, checkpoint, log=quiet)
     data = json.loads(checkpoint.read_text())
     del data["config"]["same_pieces"], data["config"]["safe_stack_height"]
     del data["config"]["unreachable_columns"], data["config"]["reach_excess"]
-    del data["config"]["settings"]["premove"]
+    del data["config"]["settings"]["premove"], data["config"]["settings"]["hedge"]
     checkpoint.write_text(json.dumps(data))
     assert train(SMALL, 2, checkpoint, resume=True, log=quiet).history == straight.history
 
