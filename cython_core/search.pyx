@@ -422,6 +422,29 @@ cdef inline void release_down(uint8_t* pads, int length, int frames) noexcept no
         pads[f] &= ~BTN_DOWN
 
 
+cdef inline bint play_window(const GameC* g, const uint8_t* pads, int length, int frames,
+                             GameC* after) noexcept nogil:
+    # `after`: the game after `frames` frames of `pads` (no input past `length`); False if
+    # the piece locks inside them, when nothing is left to adjust afterwards.
+    cdef int f
+    after[0] = g[0]
+    for f in range(frames):
+        if after.play_state != PLAY_ACTIVE:
+            break
+        game_step(after, pads[f] if f < length else 0)
+    return after.play_state == PLAY_ACTIVE
+
+
+cdef inline bint seen_before(const Piece* seen, const uint8_t* seen_held, int n,
+                             const GameC* after) noexcept nogil:
+    # The same piece and buttons as one of the first n: the same options afterwards.
+    cdef int k
+    for k in range(n):
+        if memcmp(&seen[k], &after.piece, sizeof(Piece)) == 0 and seen_held[k] == after.held:
+            return True
+    return False
+
+
 cdef inline int lock_height(const Placement* p) noexcept nogil:
     # Height above the floor at which the piece locks: how far it would still fall on an
     # empty field, orientation kept.
@@ -744,9 +767,8 @@ cdef class Planner:
         cdef const uint8_t* option_pads
         cdef Piece locked
         cdef Placement* p
-        cdef int option, chosen = -2, k, f, n = 0, length
+        cdef int option, chosen = -2, k, n = 0, length
         cdef double value, best_value = 0.0
-        cdef bint duplicate
         if self.path_length <= 0:
             return best   # a tuck or spin: its search path is followed as planned
         memset(targets, 0, sizeof(targets))
@@ -769,20 +791,11 @@ cdef class Planner:
                 if length <= 0:
                     continue
                 release_down(pads, length, self.reaction)
-            after = g[0]
-            for f in range(self.reaction):
-                if after.play_state != PLAY_ACTIVE:
-                    break
-                game_step(&after, option_pads[f] if f < length else 0)
-            if after.play_state != PLAY_ACTIVE:
+            if not play_window(g, option_pads, length, self.reaction, &after):
                 if option == -2:
                     return best   # it locks inside the window: nothing is left to adjust
                 continue
-            duplicate = False
-            for k in range(n):   # the same piece and buttons: the same options afterwards
-                duplicate |= (memcmp(&seen[k], &after.piece, sizeof(Piece)) == 0
-                              and seen_held[k] == after.held)
-            if duplicate or n == MAX_HEDGE_OPTIONS:
+            if n == MAX_HEDGE_OPTIONS or seen_before(seen, seen_held, n, &after):
                 continue
             seen[n] = after.piece
             seen_held[n] = after.held
@@ -842,7 +855,7 @@ cdef class Planner:
         next piece is best (each weighed as the replan will weigh it: choose()). Sets the
         path to the chosen prefix; returns the index of the placement it heads for (the
         blind best for no input). `verdict` stays the blind best's."""
-        cdef int k, n, f, j, count, option, best_option = -1, length
+        cdef int k, n, j, count, option, best_option = -1, length
         cdef int order[MAX_WIDTH]
         cdef GameC after
         cdef int8_t xs[MAX_WIDTH]
@@ -854,7 +867,6 @@ cdef class Planner:
         cdef Piece locked
         cdef Placement* p
         cdef double value, best_value = 0.0
-        cdef bint duplicate
         # the replans below are trials: the counters keep the blind plan's own
         cdef long fallbacks = self.fallbacks, truncations = self.truncations
         cdef bint fallback_last = self.fallback_last, truncated_last = self.truncated_last
@@ -884,18 +896,8 @@ cdef class Planner:
                 release_down(pads, length, self.reaction)
             else:
                 length = 0
-            after = g[0]
-            for f in range(self.reaction):
-                if after.play_state != PLAY_ACTIVE:
-                    break
-                game_step(&after, pads[f] if f < length else 0)
-            if after.play_state != PLAY_ACTIVE:
-                continue    # it locks inside the window: nothing to adjust afterwards
-            duplicate = False
-            for k in range(n):   # the same piece and buttons: the same options afterwards
-                duplicate |= (memcmp(&seen[k], &after.piece, sizeof(Piece)) == 0
-                              and seen_held[k] == after.held)
-            if duplicate:
+            if (not play_window(g, pads, length, self.reaction, &after)
+                    or seen_before(seen, seen_held, n, &after)):
                 continue
             seen[n] = after.piece
             seen_held[n] = after.held
