@@ -561,8 +561,8 @@ def _add_evaluator_options(parser: argparse.ArgumentParser) -> None:
         "--evaluator",
         metavar="NAME",
         help="a built-in evaluator: " + ", ".join(_evaluator_names()) + " (default: "
-        "nesbot-rightwell; train starts from nesbot-trained, or nesbot-reaction18 with "
-        "--reaction)",
+        "nesbot-rightwell, or nesbot-rightwell-safe with --reaction; train starts from "
+        "nesbot-trained, or nesbot-reaction18 with --reaction)",
     )
 
 

@@ -147,10 +147,15 @@ NESBOT_RIGHTWELL_FILE = DATA_DIR / "nesbot_rightwell.json"
 EVALUATORS["nesbot-rightwell"] = Evaluator.from_weights(
     load_weights(NESBOT_RIGHTWELL_FILE), "nesbot-rightwell"
 )
+NESBOT_RIGHTWELL_SAFE_FILE = DATA_DIR / "nesbot_rightwell_safe.json"
+EVALUATORS["nesbot-rightwell-safe"] = Evaluator.from_weights(
+    load_weights(NESBOT_RIGHTWELL_SAFE_FILE), "nesbot-rightwell-safe"
+)
 # StackRabbit's evaluation on nesbot's features: stronger than the trained weights in both
-# formats (docs/strength.md, "The right-well evaluation").
+# formats (docs/strength.md, "The right-well evaluation"). With a reaction, its author's
+# safe setting (a lower stack, cheaper burns) makes more Tetrises, not fewer.
 DEFAULT_EVALUATOR = "nesbot-rightwell"
-REACTION_EVALUATOR = "nesbot-rightwell"
+REACTION_EVALUATOR = "nesbot-rightwell-safe"
 # What `nesbot train` starts from: weights in the form it trains, made for the format.
 TRAINED_EVALUATOR = "nesbot-trained"  # trained at level 19, the next piece used at once
 REACTION_TRAINED_EVALUATOR = "nesbot-reaction18"  # trained at level 18 with --reaction 18

@@ -189,9 +189,22 @@ def test_the_trained_weights_carry_their_provenance():
     assert provenance["evaluation"]["maxout_rate"] > 0.47
 
 
+def test_the_reaction_plays_stackrabbits_safe_setting_of_the_same_evaluation():
+    safe = EVALUATORS["nesbot-rightwell-safe"]
+    rightwell = EVALUATORS["nesbot-rightwell"]
+    changed = {k for k in rightwell.weights if safe.weights.get(k) != rightwell.weights[k]}
+    assert set(safe.weights) == set(rightwell.weights)
+    assert changed == {"stack_height_over", "burned_lines"}
+    # the height term doubled, a burned line's net price (burned minus cleared) halved
+    assert safe.weights["stack_height_over"] == 2 * rightwell.weights["stack_height_over"]
+    lines = rightwell.weights["total_lines_cleared"]
+    assert safe.weights["burned_lines"] + lines == (rightwell.weights["burned_lines"] + lines) / 2
+    assert "PLAY_SAFE" in safe.provenance["source"]
+
+
 def test_train_starts_from_the_weights_trained_for_the_format():
     assert get_evaluator().name == "nesbot-rightwell"
-    assert get_evaluator(reaction=18).name == "nesbot-rightwell"
+    assert get_evaluator(reaction=18).name == "nesbot-rightwell-safe"
     assert get_evaluator("meatfighter-2018", reaction=18).name == "meatfighter-2018"
     assert training_start_name() == "nesbot-trained"
     assert training_start_name(18) == "nesbot-reaction18"
