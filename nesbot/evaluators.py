@@ -153,7 +153,7 @@ EVALUATORS["nesbot-rightwell-safe"] = Evaluator.from_weights(
 )
 # StackRabbit's evaluation on nesbot's features: stronger than the trained weights in both
 # formats (docs/strength.md, "The right-well evaluation"). With a reaction, its author's
-# safe setting (a lower stack, cheaper burns) makes more Tetrises, not fewer.
+# safe setting (the height term doubled, a burned line half as dear) is stronger still.
 DEFAULT_EVALUATOR = "nesbot-rightwell"
 REACTION_EVALUATOR = "nesbot-rightwell-safe"
 # What `nesbot train` starts from: weights in the form it trains, made for the format.
