@@ -165,6 +165,8 @@ cdef class Planner:
     cdef int _choose_premove(self, const GameC* g, int best, Verdict* verdict) noexcept nogil
     cdef double _premove_value(self, const GameC* after) noexcept nogil
     cdef int _hedge(self, const GameC* g, int best) noexcept nogil
+    cdef int _wait_window(self, int best) noexcept nogil
+    cdef int _head_toward(self, const GameC* g, int x, int orientation) noexcept nogil
     cdef double _hedge_value(self, const GameC* after, int best, bint committed) noexcept nogil
     # The best placement of the game's active piece (an index into first.placements), or
     # -1 if it has none; sets path/path_length, next_lock and *verdict. Never -1 while the

@@ -719,7 +719,7 @@ cdef class Planner:
         cdef Placement* p1
         cdef Candidate c
         cdef int a, best
-        cdef bint hedge
+        cdef bint windowed = 0 < self.reaction <= PLAIN_PATH_MAX, hedge
         self._search_first(g)
         for a in range(self.first.placement_count):
             p1 = &self.first.placements[a]
@@ -737,8 +737,7 @@ cdef class Planner:
             c.verdict = judge_one(&c.chain.board, c.chain.cleared, c.chain.lock_height,
                                   c.chain.landing, c.chain.level, &self.weights)
             self._keep(&c, self.width)
-        hedge = (self.hedge and self.premove == 0 and 0 < self.reaction <= PLAIN_PATH_MAX
-                 and self.lookahead > 0)
+        hedge = self.hedge and self.premove == 0 and windowed and self.lookahead > 0
         self._look_ahead(NES_PIECE_TYPE[g.piece.orientation], hedge)
         best = self._commit(g, verdict)
         self.has_next_lock = False
@@ -746,7 +745,7 @@ cdef class Planner:
             return best
         if self.path_length > 0:
             release_down(self.path, self.path_length, self.reaction)
-        if self.premove > 0 and 0 < self.reaction <= PLAIN_PATH_MAX:
+        if self.premove > 0 and windowed:
             best = self._choose_premove(g, best, verdict)
         elif hedge:
             best = self._hedge(g, best)
@@ -807,18 +806,31 @@ cdef class Planner:
         if chosen == -2:
             return best
         if chosen == -1:
-            memset(self.path, 0, self.reaction)
-            self.path_length = self.reaction
-            return best
+            return self._wait_window(best)
         p = &self.first.placements[chosen]
+        k = self._head_toward(g, p.x, p.orientation)
+        return k if k >= 0 else chosen
+
+    cdef int _wait_window(self, int best) noexcept nogil:
+        # No input through the reaction window; reported as heading for the blind best.
+        memset(self.path, 0, self.reaction)
+        self.path_length = self.reaction
+        return best
+
+    cdef int _head_toward(self, const GameC* g, int x, int orientation) noexcept nogil:
+        # The path: the plain path toward column x and orientation, Down released in the
+        # reaction window. Returns the placement it locks at (-1 if none of first's).
+        cdef Piece locked
+        cdef Placement* p
+        cdef int k
         self.path_length = plain_path(&g.board, &g.piece, g.held, g.level, &self.first.model,
-                                      p.x, p.orientation, True, self.path, &locked)
+                                      x, orientation, True, self.path, &locked)
         release_down(self.path, self.path_length, self.reaction)
         for k in range(self.first.placement_count):
             p = &self.first.placements[k]
             if p.x == locked.x and p.y == locked.y and p.orientation == locked.orientation:
                 return k
-        return chosen
+        return -1
 
     cdef double _hedge_value(self, const GameC* after, int best, bint committed) noexcept nogil:
         """The expected value of the replan from `after` (the game when the reaction
@@ -915,19 +927,10 @@ cdef class Planner:
         if best_option < 0:
             return best
         if best_option == count:   # no input through the reaction window
-            memset(self.path, 0, self.reaction)
-            self.path_length = self.reaction
-            return best            # reported as heading for the blind best
-        self.path_length = plain_path(&g.board, &g.piece, g.held, g.level, &self.first.model,
-                                      xs[best_option], orientations[best_option], True,
-                                      self.path, &locked)
-        release_down(self.path, self.path_length, self.reaction)
-        for k in range(self.first.placement_count):
-            p = &self.first.placements[k]
-            if (p.x == xs[best_option] and p.y == ys[best_option]
-                    and p.orientation == orientations[best_option]):
-                return k
-        return best
+            return self._wait_window(best)
+        # its plain path was checked above to lock at ys[best_option]
+        k = self._head_toward(g, xs[best_option], orientations[best_option])
+        return k if k >= 0 else best
 
     cdef double _premove_value(self, const GameC* after) noexcept nogil:
         """The expected value of the plan made when the reaction window ends with the game
