@@ -1,0 +1,37 @@
+"""FCEUX, the emulator people open .fm2 movies in, run headless to tell what a movie plays.
+
+`fceux_end_state(movie, rom)` plays the movie in Debian's `fceux` under a virtual X server
+(xvfb-run) with tests/data/fceux_end_state.lua, and returns what RAM shows after its last
+frame. `FCEUX` is the binary, or None where it is not installed (tests then skip; under
+CI=true a skip fails the run, see conftest.py, and .ci/run installs it).
+"""
+
+import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+# Debian installs FCEUX in /usr/games, which is not on root's PATH.
+FCEUX = shutil.which("fceux") or shutil.which("fceux", path="/usr/games")
+XVFB_RUN = shutil.which("xvfb-run")
+LUA = Path(__file__).parent / "data" / "fceux_end_state.lua"
+MISSING = "FCEUX or xvfb-run is not installed (apt-get install fceux xvfb xauth)"
+
+
+def fceux_end_state(movie: Path, rom: Path) -> dict[str, int]:
+    """What RAM shows once FCEUX has played every frame of `movie` from power-on: frames
+    (FCEUX's frame count), lines, score, level, play_state, game_mode, frame_counter."""
+    assert FCEUX is not None and XVFB_RUN is not None, MISSING
+    with tempfile.TemporaryDirectory() as folder:
+        out = Path(folder) / "end_state.txt"
+        # Without Qt settings of ours: cv2, once imported, points Qt at its own plugins.
+        env = {key: value for key, value in os.environ.items() if not key.startswith("QT_")}
+        env |= {"NESBOT_FCEUX_OUT": str(out), "HOME": folder}
+        command = [XVFB_RUN, "-a", FCEUX, "--no-config", "1", "--sound", "0"]
+        command += ["--playmov", str(movie), "--loadlua", str(LUA), str(rom)]
+        run = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
+        if not out.exists():
+            raise AssertionError(f"FCEUX wrote no end state (exit {run.returncode}): {run.stderr}")
+        fields = out.read_text().split()
+    return {key: int(value) for key, value in (field.split("=") for field in fields)}
