@@ -13,20 +13,19 @@ ROM, FCEUX 2.6.5 and nes-py 9.0.1 (docs/steps.md, "FCEUX's frames"):
   ($00B1, advanced by every NMI just before the poll) shows it: it advances twice in that
   step. nes-py cannot give the two frames different buttons; where a log holds different
   ones, the frame is named (`Conflict`), never played as another game in silence.
-- Past about step 55,900 the step boundary crosses the poll itself (docs/steps.md, "The pad
-  poll straddle"), which this mapping does not follow yet: `EXACT_STEPS` says where it holds.
+- Past about step 55,900 the step boundary reaches the next frame's NMI and, from about step
+  57,000, the poll itself (docs/steps.md, "The pad poll straddle"), which this mapping does
+  not follow yet.
 
 `StepsFromFrames` turns an FCEUX movie into the buttons of each nes-py step; `FramesFromSteps`
 turns the buttons of nes-py's steps into FCEUX frames. Both learn where the polls fell from
-the frame counter after each step (`polls_in_step`).
+the game's frame counter (`nesbot.ram.FRAME_COUNTER`) after each step (`polls_in_step`).
 """
 
 from collections.abc import Callable
 from dataclasses import dataclass
 
 __all__ = [
-    "EXACT_STEPS",
-    "FRAME_COUNTER",
     "FRAME_OF_STEP",
     "Conflict",
     "FramesFromSteps",
@@ -35,14 +34,11 @@ __all__ = [
 ]
 
 FRAME_OF_STEP = 1  # nes-py's step s polls FCEUX frame s + FRAME_OF_STEP
-FRAME_COUNTER = 0x00B1  # the game's frame counter, low byte: +1 in every NMI, before the poll
-# The steps from power-on in which the mapping above was measured to hold: past them the step
-# boundary reaches the next frame's NMI and, from about step 57,000, the poll itself.
-EXACT_STEPS = range(0, 55_500)
 
 
 def polls_in_step(counter_before: int, counter_after: int) -> int:
-    """How many NMIs (and so pad polls) ran in a step: the frame counter's advance."""
+    """How many NMIs (and so pad polls) ran in a step: the advance of the frame counter's low
+    byte, which every NMI raises just before its poll."""
     return (counter_after - counter_before) & 0xFF
 
 
@@ -90,19 +86,18 @@ class StepsFromFrames:
 
 
 class FramesFromSteps:
-    """FCEUX frames from the buttons of nes-py's steps: `after(step, pad, polls)` after every
-    step (from 1, in order) calls `write(pad)` for each frame whose buttons are now known,
+    """FCEUX frames from the buttons of nes-py's steps: `after(pad, polls)` after every step,
+    in order from power-on, calls `write(pad)` for each frame whose buttons are now known,
     and `close()` writes the last. Frames that poll nothing hold the buttons of the step
     that ran them, so a movie reads like the game that was played."""
 
     def __init__(self, write: Callable[[int], None]) -> None:
         self.write = write
         self._pending: int | None = None  # the buttons of the last step's frame, unwritten
-        self._closed = False
         for _ in range(FRAME_OF_STEP + 1):  # frames before the first step's poll: none
             write(0)
 
-    def after(self, step: int, pad: int, polls: int) -> None:
+    def after(self, pad: int, polls: int) -> None:
         if self._pending is not None:
             # A frame whose poll slipped past its step's end read this step's buttons.
             self.write(pad if polls >= 2 else self._pending)
@@ -110,6 +105,6 @@ class FramesFromSteps:
 
     def close(self) -> None:
         """Write the last step's frame; calling it again does nothing."""
-        if self._pending is not None and not self._closed:
+        if self._pending is not None:
             self.write(self._pending)
-        self._closed = True
+        self._pending = None
