@@ -69,8 +69,9 @@ def run_replay(args: argparse.Namespace) -> int:
     with ExitStack() as stack:
         trace = stack.enter_context(_open_output(args.trace, "trace")) if args.trace else None
         observers = (*_replay_observers(args, stack), _step_progress("replay", log, stack))
+        on_conflict = _on_conflict(args, log)
         if args.engine == "sim":
-            summary = replay_on_simulator(rom, log, trace)
+            summary = replay_on_simulator(rom, log, trace, on_conflict)
             if summary.frames > ALIGNED_FRAMES.stop:
                 print(
                     f"note: the game went on past frame {ALIGNED_FRAMES.stop}, where nes-py's "
@@ -79,7 +80,7 @@ def run_replay(args: argparse.Namespace) -> int:
                     file=sys.stderr,
                 )
         else:
-            summary = replay_on_emulator(rom, log, trace, observers)
+            summary = replay_on_emulator(rom, log, trace, observers, on_conflict)
     recorded = log.recorded_result()
     differences = summary.differences(recorded) if recorded is not None else []
     if args.json:
@@ -103,10 +104,24 @@ def run_replay(args: argparse.Namespace) -> int:
 
 def _step_progress(what: str, log, stack: ExitStack) -> Callable:
     """An emulator observer showing progress through the log's steps (nesbot.progress)."""
+    from nesbot.nes_frames import log_steps
     from nesbot.progress import Progress
 
-    bar = stack.enter_context(Progress(what, len(log.frames), "step"))
+    steps = log_steps(log, lambda conflict: None).steps
+    bar = stack.enter_context(Progress(what, steps, "step"))
     return lambda pad, emu: bar.advance_to(emu.frame)
+
+
+def _on_conflict(args: argparse.Namespace, log) -> "Callable | None":
+    """What replay, verify and rate do at a frame nes-py cannot give its buttons: stop
+    (None: nesbot.replay's default) or, with --go-on, name it on stderr and go on."""
+    if not args.go_on:
+        return None
+
+    def name_it(conflict) -> None:
+        print(f"{log.source}: {conflict}; going on (--go-on)", file=sys.stderr)
+
+    return name_it
 
 
 def _replay_observers(
@@ -163,7 +178,7 @@ def run_verify(args: argparse.Namespace) -> int:
     rom = _find_rom(args)
     log.check_rom(rom.md5, fceux_rom_md5(rom.data))
     with ExitStack() as stack:
-        result = verify(rom, log, (_step_progress("verify", log, stack),))
+        result = verify(rom, log, (_step_progress("verify", log, stack),), _on_conflict(args, log))
     if result.divergence is not None:
         print(result.divergence)
         return 1
@@ -173,6 +188,18 @@ def run_verify(args: argparse.Namespace) -> int:
             f"(compared up to frame {ALIGNED_FRAMES.stop} of the log: from there nes-py's "
             "step boundary reaches the next frame's NMI, whose screen updates show early)"
         )
+    return 0
+
+
+def run_convert(args: argparse.Namespace) -> int:
+    from nesbot.convert import convert_log
+    from nesbot.fm2 import fceux_rom_md5, read_fm2
+
+    log = read_fm2(args.old)
+    rom = _find_rom(args)
+    log.check_rom(rom.md5, fceux_rom_md5(rom.data))
+    frames = convert_log(rom, log, args.new)
+    print(f"wrote {args.new}: {frames:,} NES frames", file=sys.stderr)
     return 0
 
 
@@ -252,18 +279,22 @@ def run_rate(args: argparse.Namespace) -> int:
             measure=not args.given_speed,
             replay_observers=(replaying,),
             on_rated=rated,
+            on_conflict=_on_conflict(args, log),
         )
     if args.video:
         from nesbot.emulator import Emulator
+        from nesbot.nes_frames import log_steps
         from nesbot.rating.video import RatingWatch
+        from nesbot.replay import step_log
 
         with ExitStack() as stack:
             observers = _replay_observers(args, stack, RatingWatch(rating.ratings), game_only=True)
             observers += (_step_progress("rate: video", log, stack),)
             with Emulator(rom.path) as emu:
                 emu.observers.extend(observers)
-                for pad in log.frames:
-                    emu.step(pad)
+                # The conflicts, if any, were named (or stopped the rating) above.
+                for _ in step_log(emu, log_steps(log, lambda conflict: None)):
+                    pass
         print(f"wrote {args.video}", file=sys.stderr)
     _print_rating(args, rating)
     return 0
@@ -751,6 +782,7 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument(
         "--realtime", action="store_true", help="pace the replay at 60.0988 frames per second"
     )
+    _add_conflict_option(replay)
 
     check = command(
         "verify",
@@ -759,6 +791,16 @@ def build_parser() -> argparse.ArgumentParser:
     )
     check.add_argument("log", metavar="LOG", help="FCEUX .fm2 input log")
     _add_rom_options(check)
+    _add_conflict_option(check)
+
+    convert = command(
+        "convert",
+        run_convert,
+        "turn a log of nes-py steps (as nesbot wrote them before) into an FCEUX movie",
+    )
+    convert.add_argument("old", metavar="OLD.fm2", help="the log of nes-py steps")
+    convert.add_argument("new", metavar="NEW.fm2", help="the FCEUX movie to write")
+    _add_rom_options(convert)
 
     coach = command(
         "train",
@@ -883,6 +925,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="search at --tap-hz without DAS, not at the speed measured from the log",
     )
+    _add_conflict_option(rate)
     _add_planner_options(rate)
     _add_evaluator_options(rate)
 
@@ -898,6 +941,15 @@ def build_parser() -> argparse.ArgumentParser:
     _add_planner_options(why, reaction=False)
     _add_evaluator_options(why)
     return parser
+
+
+def _add_conflict_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--go-on",
+        action="store_true",
+        help="replay past a frame nes-py cannot give the movie's buttons (naming each on "
+        "stderr) instead of stopping there",
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -28,6 +28,7 @@ from nes_py import NESEnv
 from nes_py.nes_env import OBSERVATION_MODE_RGB_ARRAY_CONTIGUOUS
 
 from nesbot.errors import NesbotError
+from nesbot.nes_frames import step_stamp
 from nesbot.ppu import PPU_MASK_COPY, PpuClock
 
 # Steps since power-on in which a step is one whole game frame (see the module docstring),
@@ -84,6 +85,9 @@ class Emulator:
         # nes-py's reset is the console's reset button: RAM survives it. Power-on is
         # this first state, restored whole.
         self._power_on_state = self._env.dump_state()
+        # The second pad holds a stamp of each step, which RAM keeps as the game's poll
+        # read it: so RAM tells which steps a poll read (nesbot.nes_frames.PollTracker).
+        self._second_pad = self._env._controller_buffer(1)
         self.frame = 0  # steps since power-on
         self.ppu = PpuClock()
         # Called after every step with (pad, emulator): input logs and video hang here.
@@ -111,6 +115,7 @@ class Emulator:
 
     def step(self, pad: int) -> None:
         """Advance one frame with the controller byte `pad` (nes-py bit order)."""
+        self._second_pad[0] = step_stamp(self.frame + 1)
         self._env._frame_advance(pad)
         self.frame += 1
         self.ppu.step(int(self._env.ram[PPU_MASK_COPY]))

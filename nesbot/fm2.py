@@ -1,7 +1,12 @@
 """Read and write game input logs in FCEUX's text movie format (.fm2, version 3).
 
-A log holds one nes-py pad byte per emulated frame counted from power-on, so replaying it
-in nes-py from a fresh ROM load reproduces the game. What callers must know:
+A movie holds one pad byte (nes-py's bit order) per NES frame counted from power-on, as
+FCEUX counts them: that is the format FCEUX, TASVideos and replay devices use, and what nesbot
+writes. nes-py's step is not an NES frame (docs/steps.md); nesbot.nes_frames maps one to the
+other. Logs nesbot wrote before it did so hold one line per nes-py step instead:
+`InputLog.counts_steps` tells them apart (their first comment ``nesbot <version>`` without the
+mark ``frames fceux``, or the header line ``comment steps nes-py`` that other tools write).
+What callers must know:
 
 - `parse_fm2` / `read_fm2` raise only `NesbotError`, with one sentence naming the source and
   the line, for anything nesbot cannot replay exactly: PAL logs, savestate starts, resets after
@@ -13,9 +18,11 @@ in nes-py from a fresh ROM load reproduces the game. What callers must know:
   frames reach the OS in batches of whole lines (at least every `FLUSH_EVERY` frames), and the
   context manager closes the file on any exception, KeyboardInterrupt included. A log closed
   before its first frame has no input lines and does not read back.
-- Every log written starts with the comment ``nesbot <version>``, before the caller's comments,
-  and ends its comments with ``result``: ``result unfinished`` (padded with spaces) while the
-  game runs, overwritten in place by `Fm2Writer.record_result` when the log is closed, e.g.
+- Every log written starts with the comments ``nesbot <version>``, the emulator that played
+  it and the mark of what its lines count (``frames fceux``, or ``steps nes-py`` for a log
+  of steps), before the caller's comments, and ends its comments with ``result``:
+  ``result unfinished`` (padded with spaces) while the game runs, overwritten in place by
+  `Fm2Writer.record_result` when the log is closed, e.g.
   ``result score=999999 lines=321 level=38 pieces=834 frames=33835 steps=57851``. Replay
   reads it back (`InputLog.recorded_result`) to say whether the game replays as recorded.
 """
@@ -23,6 +30,7 @@ in nes-py from a fresh ROM load reproduces the game. What callers must know:
 import base64
 import binascii
 import hashlib
+import importlib.metadata
 import os
 import uuid
 from collections.abc import Iterable
@@ -35,6 +43,9 @@ from nesbot.errors import NesbotError
 
 __all__ = [
     "FLUSH_EVERY",
+    "FRAMES_MARK",
+    "RESULT_KEY",
+    "STEPS_MARK",
     "Fm2Writer",
     "InputLog",
     "fceux_rom_md5",
@@ -44,6 +55,12 @@ __all__ = [
     "read_fm2",
     "write_fm2",
 ]
+
+# The comments that say what a log's lines count: NES frames as FCEUX counts them, or
+# nes-py's steps (a contract: other tools write it too).
+FRAMES_MARK = "frames fceux"
+STEPS_MARK = "steps nes-py"
+_NESBOT_KEY = "nesbot"
 
 # Ten seconds of NTSC frames: an interrupted run loses at most this much of its log.
 FLUSH_EVERY = 600
@@ -125,6 +142,16 @@ class InputLog:
                 return value
         return None
 
+    @property
+    def counts_steps(self) -> bool:
+        """The log holds one line per nes-py step, not per NES frame: it says so (``comment
+        steps nes-py``), or nesbot wrote it before its logs counted frames (a first comment
+        ``nesbot <version>`` without ``frames fceux``)."""
+        if STEPS_MARK in self.comments:
+            return True
+        written_by_nesbot = bool(self.comments) and self.comments[0].startswith(_NESBOT_KEY + " ")
+        return written_by_nesbot and FRAMES_MARK not in self.comments
+
     def recorded_result(self) -> dict[str, int] | None:
         """The figures the log's ``result`` comment recorded when the game ended, or None
         (an older log, or a game that never finished: its writer was killed)."""
@@ -195,7 +222,7 @@ def _check_header(key: str, value: str, line_no: int, source: str) -> None:
 
 
 def _parse_input_line(
-    line: str, line_no: int, source: str, first: bool, unterminated: bool
+    line: str, line_no: int, source: str, frame: int, unterminated: bool
 ) -> tuple[int, str]:
     """Return the commands and the pad field of one input line."""
     line = line.rstrip(" \t")
@@ -224,11 +251,12 @@ def _parse_input_line(
             f"{source} line {line_no}: the commands field {commands} is not an integer "
             "from 0 to 255"
         )
-    if not first and commands & (_CMD_SOFT_RESET | _CMD_POWER):
+    # A reset or power command on the first frame is where the movie starts: power-on.
+    if frame and commands & (_CMD_SOFT_RESET | _CMD_POWER):
         kind = "power cycle" if commands & _CMD_POWER else "soft reset"
         raise NesbotError(
-            f"{source} line {line_no}: command {commands} asks for a {kind} mid-game, but "
-            "nesbot replays from power-on only"
+            f"{source} line {line_no}: frame {frame} needs a {kind} (command {commands}), "
+            "but nesbot replays from power-on only"
         )
     return commands, pad_field
 
@@ -261,7 +289,7 @@ def parse_fm2(text: str, source: str = "<string>") -> InputLog:
                 first_input_line = line_no
             unterminated = index == last_index
             _, pad_field = _parse_input_line(
-                line, line_no, source, first=len(frames) == 0, unterminated=unterminated
+                line, line_no, source, frame=len(frames), unterminated=unterminated
             )
             pad = pads.get(pad_field)
             if pad is None:
@@ -324,10 +352,16 @@ def read_fm2(path: str | os.PathLike[str]) -> InputLog:
     return parse_fm2(text, source)
 
 
-def _comment_texts(comments: Iterable[tuple[str, str]] | Iterable[str]) -> list[str]:
+def _comment_texts(
+    comments: Iterable[tuple[str, str]] | Iterable[str], counts_steps: bool
+) -> list[str]:
     from nesbot import __version__  # here: nesbot/__init__.py imports this module
 
-    texts = [f"nesbot {__version__}"]
+    texts = [
+        f"{_NESBOT_KEY} {__version__}",
+        f"emulator nes-py {importlib.metadata.version('nes-py')}",
+        STEPS_MARK if counts_steps else FRAMES_MARK,
+    ]
     for comment in comments:
         if isinstance(comment, str):
             text = comment
@@ -344,13 +378,18 @@ def _comment_texts(comments: Iterable[tuple[str, str]] | Iterable[str]) -> list[
 
 
 class Fm2Writer:
-    """Write a .fm2 log frame by frame while a game runs; use it as a context manager."""
+    """Write a .fm2 log line by line while a game runs; use it as a context manager.
+
+    Its lines are NES frames as FCEUX counts them (nesbot.nes_frames.FrameRecorder turns
+    nes-py's steps into them), or with `counts_steps` nes-py's steps, marked as such.
+    """
 
     def __init__(
         self,
         path: str | os.PathLike[str],
         rom_md5_hex: str,
         comments: Iterable[tuple[str, str]] | Iterable[str] = (),
+        counts_steps: bool = False,
     ) -> None:
         try:
             digest = bytes.fromhex(rom_md5_hex)
@@ -358,13 +397,12 @@ class Fm2Writer:
             digest = b""
         if len(digest) != 16:
             raise ValueError(f"rom_md5_hex {rom_md5_hex!r} is not 32 hex digits")
-        texts = _comment_texts(comments)
+        texts = _comment_texts(comments, counts_steps)
         self.path = os.fspath(path)
         self.frames_written = 0
         guid = uuid.uuid5(uuid.NAMESPACE_URL, "nesbot:" + digest.hex() + "\n" + "\n".join(texts))
         header = [
-            "version 3",
-            "emuVersion 22020",
+            "version 3",  # no emuVersion: no FCEUX made it (the comments say what did)
             "rerecordCount 0",
             "palFlag 0",
             "romFilename Tetris",
@@ -413,7 +451,7 @@ class Fm2Writer:
             raise NesbotError(f"cannot write {self.path}: {error.strerror or error}") from error
 
     def write_frame(self, pad: int) -> None:
-        """Append the input line of one frame (a nes-py pad byte)."""
+        """Append one input line (a nes-py pad byte)."""
         if self._closed:
             raise ValueError(f"write_frame on the closed log {self.path}")
         # One write per line: the buffer holds whole lines only, see _BUFFER_SIZE.
@@ -468,8 +506,10 @@ def write_fm2(
     log_frames: bytes,
     rom_md5_hex: str,
     comments: Iterable[tuple[str, str]] | Iterable[str] = (),
+    counts_steps: bool = False,
 ) -> None:
-    """Write a whole log at once (one pad byte per frame)."""
-    with Fm2Writer(path, rom_md5_hex, comments) as writer:
+    """Write a whole log at once (one pad byte per line: NES frames, or with `counts_steps`
+    nes-py's steps)."""
+    with Fm2Writer(path, rom_md5_hex, comments, counts_steps) as writer:
         for pad in log_frames:
             writer.write_frame(pad)

@@ -22,6 +22,7 @@ from nesbot.bot import Bot
 from nesbot.emulator import ALIGNED_FRAMES, Emulator
 from nesbot.fm2 import Fm2Writer, fceux_rom_md5
 from nesbot.menus import GameSetup, start_game
+from nesbot.nes_frames import FrameRecorder
 from nesbot.overlay import SCREEN_HEIGHT, SCREEN_WIDTH, FrameInfo, Renderer
 from nesbot.pace import Pacer
 from nesbot.ppu import FrameConsumer, FrameJoiner, WholeFrames
@@ -235,7 +236,9 @@ def play(
                 ("evaluator", bot.evaluator_name),
             ]
             log = stack.enter_context(Fm2Writer(outputs.log, fceux_rom_md5(rom.data), comments))
-            emu.observers.append(lambda pad, _emu: log.write_frame(pad))
+            recorder = FrameRecorder(log)
+            stack.callback(recorder.close)  # before the log closes, even on Ctrl-C
+            emu.observers.append(recorder)
         watch = GameWatch(emu.ram, bot)
         # Every picture kept or shown is a whole frame, one step late (nesbot.ppu).
         frames = WholeFrames(watch.info if outputs.overlay else None)

@@ -20,7 +20,7 @@ last step's, whose bottom nes-py has not drawn yet.
 """
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -32,6 +32,9 @@ if TYPE_CHECKING:
 DOTS_PER_STEP = 3 * 29_781  # nes-py runs 29,781 CPU cycles a step, 3 PPU dots each
 DOTS_PER_LINE = 341
 FRAME_DOTS = 262 * DOTS_PER_LINE  # pre-render line, 240 visible, post-render, 20 of vblank
+# The vertical blank (and the NMI) starts on dot 1 of line 241, after the pre-render line,
+# 240 visible lines and the post-render line (one dot less on a short frame).
+VBLANK_DOT = DOTS_PER_LINE + 241 * DOTS_PER_LINE + 1
 WIDTH, HEIGHT = 256, 240
 PIXELS = WIDTH * HEIGHT
 PPU_MASK_COPY = 0x00FE  # the ROM's copy of PPUMASK (currentPpuMask)
@@ -44,23 +47,37 @@ class PpuClock:
 
     `dot`: dots since the start of the current frame's pre-render line (the first line of
     a frame in nes-py's pipeline). `odd`: the current frame is an odd one. `short`: its
-    pre-render line was a dot short (an odd frame with rendering on).
+    pre-render line was a dot short (an odd frame with rendering on). `vblanks`: the
+    vertical blanks begun since power-on (each starts an NMI, when the game has them on);
+    `since_vblank`: dots from the start of the last one to the step's end.
     """
 
     dot: int = 0
     odd: bool = False
     short: bool = False
+    vblanks: int = 0
+    since_vblank: int = 0
+    _frame_start: int = 0  # dots from power-on to the current frame's first dot
 
     def step(self, ppu_mask: int) -> None:
         """Advance one step; `ppu_mask` is RAM's PPU_MASK_COPY after the step."""
-        dot = self.dot + DOTS_PER_STEP
-        while dot >= FRAME_DOTS - self.short:
-            dot -= FRAME_DOTS - self.short
+        start = self._frame_start + self.dot
+        end = start + DOTS_PER_STEP
+        self.since_vblank += DOTS_PER_STEP
+        while True:
+            vblank = self._frame_start + VBLANK_DOT - self.short
+            if start < vblank <= end:
+                self.vblanks += 1
+                self.since_vblank = end - vblank
+            frame_end = self._frame_start + FRAME_DOTS - self.short
+            if frame_end > end:
+                break
+            self._frame_start = frame_end
             self.odd = not self.odd
             # The ROM changes the mask just after an NMI, before the next pre-render line,
             # and the RAM after this step shows it: so it is the new frame's.
             self.short = self.odd and ppu_mask & RENDERING == RENDERING
-        self.dot = dot
+        self.dot = end - self._frame_start
 
     @property
     def drawn(self) -> int:
@@ -74,7 +91,7 @@ class PpuClock:
         return min(line * WIDTH + min(column, WIDTH), PIXELS)
 
     def copy(self) -> "PpuClock":
-        return PpuClock(self.dot, self.odd, self.short)
+        return replace(self)
 
 
 def whole_picture(

@@ -1,5 +1,10 @@
 """Replaying input logs on the emulator or the simulator, and verifying one against the other.
 
+A log's lines are NES frames as FCEUX counts them, or nes-py's steps in logs nesbot wrote
+before (nesbot.nes_frames.log_steps turns either into the buttons of each step). Where nes-py
+cannot give a frame the buttons the log holds, `on_conflict` hears of it: by default
+(`stop_at_conflicts`) the replay stops with an error naming the frame.
+
 A replay covers the first game in the log: it ends at the last frame of the log or at the
 game's top-out, whichever comes first. Per-piece trace records are taken on the first step
 after which RAM shows game mode 4 and play state 1 for that piece.
@@ -16,7 +21,10 @@ from nesbot._core.game import Game
 from nesbot.emulator import ALIGNED_FRAMES, Emulator
 from nesbot.errors import NesbotError
 from nesbot.fm2 import InputLog
+from nesbot.nes_frames import Conflict, ConflictError, LogSteps, log_steps
 from nesbot.rom import Rom
+
+OnConflict = Callable[[Conflict], None]
 
 RESET_COMBO = A | B | SELECT | START
 HALF_SPEED_DPAD = DOWN | LEFT | RIGHT  # held alone, the ROM runs its logic every other frame
@@ -95,14 +103,55 @@ def _summary(state: ram.GameState, steps: int, tracer: "_PieceTracer") -> Replay
     )
 
 
-def _emulator_until_first_piece(emu: Emulator, log: InputLog, tracer: _PieceTracer) -> bool:
+def stop_at_conflicts(log: InputLog) -> OnConflict:
+    """The default on_conflict: stop the replay with an error naming the frame."""
+
+    def stop(conflict: Conflict) -> None:
+        raise ConflictError(log.source, conflict)
+
+    return stop
+
+
+# Tries of one step with other buttons, where a poll read other buttons than its frame's.
+STEP_TRIES = 3
+
+
+def step_log(emu: Emulator, plan: LogSteps) -> Iterator[int]:
+    """Step `emu` on through the log's steps, from the one after `emu.frame` (power-on: 0)
+    to the log's end; yield each step's buttons once it has run.
+
+    A movie of frames is checked step by step (nesbot.nes_frames.MovieSteps): a step whose
+    polls read other buttons than their frames hold is run again from a snapshot with the
+    buttons that mend it, where the plan allows. Only the step kept reaches the emulator's
+    observers."""
+    while not plan.finished(emu.frame):
+        pad = plan.pad_for(emu)
+        if not plan.checks:
+            emu.step(pad)
+            yield pad
+            continue
+        observers, emu.observers = emu.observers, []
+        try:
+            snapshot = emu.save_state()
+            for tries_left in range(STEP_TRIES - 1, -1, -1):
+                emu.step(pad)
+                other = plan.checked(pad, emu)
+                if other is None or not tries_left or not plan.may_retry(emu):
+                    break
+                emu.load_state(snapshot)
+                pad = other
+        finally:
+            emu.observers = observers
+        plan.accept(pad, emu)
+        for observer in observers:
+            observer(pad, emu)
+        yield pad
+
+
+def _emulator_until_first_piece(emu: Emulator, plan: LogSteps, tracer: _PieceTracer) -> bool:
     """Step the log on the emulator until the first piece of a game is active (False if the
     log ends before that)."""
-    for pad in log.frames:
-        emu.step(pad)
-        if tracer.observe(emu.ram, emu.frame):
-            return True
-    return False
+    return any(tracer.observe(emu.ram, emu.frame) for _ in step_log(emu, plan))
 
 
 def replay_on_emulator(
@@ -110,13 +159,14 @@ def replay_on_emulator(
     log: InputLog,
     trace: IO[str] | None = None,
     observers: tuple[Callable[[int, Emulator], None], ...] = (),
+    on_conflict: OnConflict | None = None,
 ) -> ReplaySummary:
     """Replay every frame of the log on the emulator."""
     tracer = _PieceTracer(trace)
+    plan = log_steps(log, on_conflict or stop_at_conflicts(log))
     with Emulator(rom.path) as emu:
         emu.observers.extend(observers)
-        for pad in log.frames:
-            emu.step(pad)
+        for _ in step_log(emu, plan):
             tracer.observe(emu.ram, emu.frame)
             if emu.ram[ram.PLAY_STATE] == ram.PLAY_TOPPED_OUT:
                 break
@@ -145,12 +195,15 @@ def _check_modelled(pad: int, previous: int, frame: int, source: str) -> None:
         )
 
 
-def _sim_frames(game: Game, log: InputLog, start: int) -> Iterator[tuple[int, int]]:
-    """Step the game through the log from frame `start`; yield (frame, pad) after each."""
-    previous = log.frames[start - 1] if start else 0
-    for frame in range(start + 1, len(log.frames) + 1):
-        pad = log.frames[frame - 1]
-        _check_modelled(pad, previous, frame, log.source)
+def _sim_frames(game: Game, plan: LogSteps, start: int, source: str) -> Iterator[tuple[int, int]]:
+    """Step the game through the log from step `start`; yield (step, pad) after each. In
+    the whole-frame steps the simulator follows, each step polls one frame."""
+    previous = plan.aligned_pad(start) if start else 0
+    frame = start
+    while frame < plan.steps:  # in whole-frame steps, the step of the log's last frame
+        frame += 1
+        pad = plan.aligned_pad(frame)
+        _check_modelled(pad, previous, frame, source)
         game.step(pad)
         previous = pad
         yield frame, pad
@@ -158,18 +211,24 @@ def _sim_frames(game: Game, log: InputLog, start: int) -> Iterator[tuple[int, in
             return
 
 
-def replay_on_simulator(rom: Rom, log: InputLog, trace: IO[str] | None = None) -> ReplaySummary:
+def replay_on_simulator(
+    rom: Rom,
+    log: InputLog,
+    trace: IO[str] | None = None,
+    on_conflict: OnConflict | None = None,
+) -> ReplaySummary:
     """Replay the menus on the emulator, then the game from its first active frame on the
     simulator alone."""
     tracer = _PieceTracer(trace)
+    plan = log_steps(log, on_conflict or stop_at_conflicts(log))
     with Emulator(rom.path) as emu:
-        if not _emulator_until_first_piece(emu, log, tracer):
+        if not _emulator_until_first_piece(emu, plan, tracer):
             return _summary(ram.decode(emu.ram), emu.frame, tracer)
         _check_sim_can_follow(log, emu.frame)
         base = emu.ram.copy()
     game = ram.game_from_ram(base)
     frame = start = emu.frame
-    for frame, _ in _sim_frames(game, log, start):
+    for frame, _ in _sim_frames(game, plan, start, log.source):
         # Writing RAM costs more than stepping: only when a new piece may be active.
         if game.active != tracer.was_active:
             tracer.observe(ram.game_to_ram(game, base), frame)
@@ -198,21 +257,25 @@ class Verification:
 
 
 def verify(
-    rom: Rom, log: InputLog, observers: tuple[Callable[[int, Emulator], None], ...] = ()
+    rom: Rom,
+    log: InputLog,
+    observers: tuple[Callable[[int, Emulator], None], ...] = (),
+    on_conflict: OnConflict | None = None,
 ) -> Verification:
     """Run emulator and simulator in lockstep from the first active frame and compare the
     whole modelled state after every frame, up to top-out, the end of the log, or the end of
     the frames where a nes-py step is one whole game frame (ALIGNED_FRAMES), whichever comes
     first. `observers` see every emulator step (progress)."""
     tracer = _PieceTracer(None)
+    plan = log_steps(log, on_conflict or stop_at_conflicts(log))
     with Emulator(rom.path) as emu:
         emu.observers.extend(observers)
-        if not _emulator_until_first_piece(emu, log, tracer):
+        if not _emulator_until_first_piece(emu, plan, tracer):
             raise NesbotError(f"{log.source} never reaches an active piece; nothing to verify")
         _check_sim_can_follow(log, emu.frame)
         game = ram.game_from_ram(emu.ram)
         compared = 0
-        for frame, pad in _sim_frames(game, log, emu.frame):
+        for frame, pad in _sim_frames(game, plan, emu.frame, log.source):
             emu.step(pad)
             compared += 1
             divergence = first_difference(emu, game, frame)

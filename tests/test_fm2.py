@@ -3,6 +3,7 @@
 import base64
 import contextlib
 import hashlib
+import importlib.metadata
 from pathlib import Path
 
 import pytest
@@ -107,6 +108,31 @@ def test_comments_are_kept_apart_from_the_header() -> None:
     assert log.comment_value("start") is None
 
 
+@pytest.mark.parametrize(
+    ("comments", "counts_steps"),
+    [
+        ((), False),  # FCEUX's movies, and any tool's that says nothing
+        (("author someone",), False),
+        (("nesbot 0.1.0", "start_level 19"), True),  # nesbot's logs before the mark
+        (("nesbot 0.1.0", "emulator nes-py 9.0.1", "frames fceux"), False),
+        (("nesbot 0.1.0", "steps nes-py"), True),
+        (("written by another tool", "steps nes-py"), True),  # the contract's header line
+        (("author nesbot fan", "nesbot 0.1.0"), False),  # nesbot's line comes first
+    ],
+)
+def test_what_a_logs_lines_count(comments: tuple[str, ...], counts_steps: bool) -> None:
+    header = [*HEADER, *(f"comment {comment}" for comment in comments)]
+    assert parse_fm2(log_text("|0|........|||", header=header)).counts_steps is counts_steps
+
+
+def test_a_log_of_steps_is_written_with_its_mark(tmp_path: Path) -> None:
+    path = tmp_path / "steps.fm2"
+    write_fm2(path, b"\x00\x01", MD5, ["seed 3"], counts_steps=True)
+    log = read_fm2(path)
+    assert log.counts_steps
+    assert log.comments[2:4] == ("steps nes-py", "seed 3")
+
+
 FCEUX_STYLE = (
     "version 3\r\n"
     "emuVersion 20604\r\n"
@@ -196,9 +222,9 @@ def test_pad_field_with_wrong_length() -> None:
         ("|1_0|........|||", "commands field '1_0' is not an integer"),
         ("|256|........|||", "commands field 256 is not an integer from 0 to 255"),
         ("|" + "9" * 5000 + "|........|||", "is not an integer"),
-        ("|1|........|||", "soft reset mid-game"),
-        ("|2|........|||", "power cycle mid-game"),
-        ("|3|........|||", "power cycle mid-game"),
+        ("|1|........|||", "frame 1 needs a soft reset (command 1)"),
+        ("|2|........|||", "frame 1 needs a power cycle (command 2)"),
+        ("|3|........|||", "frame 1 needs a power cycle (command 3)"),
     ],
 )
 def test_malformed_input_line(line: str, words: str) -> None:
@@ -346,16 +372,16 @@ def test_written_text(tmp_path: Path) -> None:
     path = tmp_path / "game.fm2"
     write_fm2(path, bytes([0, 1, 0x81]), MD5, [("start_level", "19"), ("seed", "7")])
     lines = path.read_text().split("\n")
-    assert lines[:6] == [
+    # No emuVersion: no FCEUX wrote it.
+    assert lines[:5] == [
         "version 3",
-        "emuVersion 22020",
         "rerecordCount 0",
         "palFlag 0",
         "romFilename Tetris",
         f"romChecksum base64:{MD5_B64}",
     ]
-    assert lines[6].startswith("guid ")
-    assert lines[7:] == [
+    assert lines[5].startswith("guid ")
+    assert lines[6:] == [
         "fourscore 0",
         "microphone 0",
         "port0 1",
@@ -364,6 +390,8 @@ def test_written_text(tmp_path: Path) -> None:
         "FDS 0",
         "NewPPU 0",
         f"comment nesbot {__version__}",
+        f"comment emulator nes-py {importlib.metadata.version('nes-py')}",
+        "comment frames fceux",
         "comment start_level 19",
         "comment seed 7",
         "comment result " + "unfinished".ljust(120),  # overwritten by record_result
@@ -378,7 +406,7 @@ def test_guid_is_deterministic(tmp_path: Path) -> None:
     def guid(name: str, comments: list[str]) -> str:
         path = tmp_path / name
         write_fm2(path, b"\x00", MD5, comments)
-        return read_fm2(path).header[6][1]
+        return dict(read_fm2(path).header)["guid"]
 
     assert guid("a.fm2", ["seed 1"]) == guid("b.fm2", ["seed 1"])
     assert guid("a.fm2", ["seed 1"]) != guid("c.fm2", ["seed 2"])
@@ -402,8 +430,10 @@ def test_round_trip(tmp_path: Path, frames: bytes, md5: bytes, comments: list[st
     log = read_fm2(path)
     assert log.frames == frames
     assert log.rom_md5 == md5.hex()
-    assert log.comments[:-1] == (f"nesbot {__version__}", *comments)
+    assert log.comments[0] == f"nesbot {__version__}"
+    assert log.comments[2:-1] == ("frames fceux", *comments)
     assert log.comments[-1].rstrip() == "result unfinished"
+    assert not log.counts_steps
     assert log.recorded_result() is None
     log.check_rom(md5.hex())
 

@@ -1,16 +1,29 @@
 """nesbot.nes_frames, checked against FCEUX itself: movies FCEUX alone defines (person-like
-input from power-on) replayed on nes-py end where FCEUX ends them, and buttons played on
-nes-py, written as FCEUX frames, end in FCEUX where nes-py ended."""
+and random input from power-on, a movie with frames taken out or put in) replayed on nes-py
+end where FCEUX ends them or name the frame they cannot play, and games played on nes-py,
+written as FCEUX frames, end in FCEUX where nes-py ended."""
+
+from pathlib import Path
 
 import numpy as np
 import pytest
 from fceux import FCEUX, MISSING, XVFB_RUN, fceux_end_state
+from nes_py import NESEnv
 
 from nesbot import ram
-from nesbot._core.buttons import DOWN, LEFT, RIGHT, SELECT, START, A, B
+from nesbot._core.buttons import DOWN, LEFT, RIGHT, SELECT, START, A, B, pad_to_nes
 from nesbot.emulator import Emulator
-from nesbot.fm2 import fceux_rom_md5, write_fm2
-from nesbot.nes_frames import Conflict, FramesFromSteps, StepsFromFrames, polls_in_step
+from nesbot.fm2 import Fm2Writer, fceux_rom_md5, write_fm2
+from nesbot.nes_frames import (
+    HELD_2,
+    NEWLY_2,
+    Conflict,
+    FrameRecorder,
+    MovieSteps,
+    _reads_of,
+    step_stamp,
+)
+from nesbot.replay import step_log
 
 needs_fceux = pytest.mark.skipif(FCEUX is None or XVFB_RUN is None, reason=MISSING)
 
@@ -43,46 +56,62 @@ def ram_end_state(memory: np.ndarray) -> dict[str, int]:
     }
 
 
-def step_counting_polls(emu: Emulator, pad: int) -> int:
-    """Step the emulator with `pad`; how many pad polls the step ran."""
-    before = int(emu.ram[ram.FRAME_COUNTER])
-    emu.step(pad)
-    return polls_in_step(before, int(emu.ram[ram.FRAME_COUNTER]))
+def record(rom_path: Path, pads: bytes, movie: Path) -> dict[str, int]:
+    """Play one pad byte a step on nes-py from power-on, written to `movie` as FCEUX frames;
+    the end state."""
+    with (
+        Fm2Writer(movie, fceux_rom_md5(rom_path.read_bytes())) as log,
+        Emulator(rom_path) as emu,
+    ):
+        recorder = FrameRecorder(log)
+        emu.observers.append(recorder)
+        for pad in pads:
+            emu.step(pad)
+        recorder.close()
+        return ram_end_state(emu.ram)
 
 
-def replay_frames(rom_path, frames: bytes) -> tuple[dict[str, int], list[Conflict]]:
-    """Play FCEUX frames on nes-py through StepsFromFrames; the end state and the conflicts."""
+def replay(rom_path: Path, frames: bytes) -> tuple[dict[str, int], list[Conflict]]:
+    """Play FCEUX frames on nes-py (MovieSteps); the end state and the frames named."""
     conflicts: list[Conflict] = []
-    plan = StepsFromFrames(frames, conflicts.append)
     with Emulator(rom_path) as emu:
-        for step in range(1, plan.steps + 1):
-            plan.after(step, step_counting_polls(emu, plan.pad(step)))
+        for _ in step_log(emu, MovieSteps(frames, conflicts.append)):
+            pass
         return ram_end_state(emu.ram), conflicts
 
 
-def test_frames_from_steps_gives_a_slipped_poll_the_next_steps_buttons():
-    written: list[int] = []
-    frames = FramesFromSteps(written.append)
-    # Step 3 polls nothing (its frame's poll slips past its end), step 4 polls two frames.
-    for pad, polls in [(1, 1), (2, 1), (3, 0), (4, 2), (5, 1)]:
-        frames.after(pad, polls)
-    frames.close()
-    frames.close()
-    assert written == [0, 0, 1, 2, 4, 4, 5]  # frames 0-1 poll nothing; frame 4 read step 4
+def frames_of(movie: Path) -> bytes:
+    from nesbot.fm2 import read_fm2
+
+    return read_fm2(movie).frames
 
 
-def test_steps_from_frames_names_a_frame_nes_py_cannot_give_its_buttons():
-    conflicts: list[Conflict] = []
-    plan = StepsFromFrames(bytes([0, 0, 0, 7, 9, 9, 9]), conflicts.append)
-    assert plan.steps == 5 and [plan.pad(step) for step in range(1, 6)] == [0, 7, 9, 9, 9]
-    plan.after(3, 2)  # step 3 polls frames 3 and 4: 7 and 9
-    plan.after(4, 2)  # frames 4 and 5 hold the same buttons: nothing lost
-    assert conflicts == [Conflict(frame=3, step=3, needs=7, gets=9)]
-    assert "frame 3 needs buttons 0x07" in str(conflicts[0])
+def test_the_second_pads_and_names_the_steps_a_poll_read():
+    for step in range(30, 36):
+        for first in (step - 1, step):
+            held2 = pad_to_nes(step_stamp(first) & step_stamp(step))
+            assert _reads_of(step, held2) == (first, step)
+    # A poll done a step before: the latest steps whose stamps give its AND.
+    assert _reads_of(31, pad_to_nes(step_stamp(30))) == (30, 30)
+    assert _reads_of(31, 0) is None  # before the first poll
+
+
+def test_the_game_never_acts_on_the_second_pad(rom_path):
+    """The stamps change nothing but the poll's own bytes: RAM as with no second pad."""
+    plain = NESEnv(str(rom_path))
+    plain.reset()
+    poll_bytes = [HELD_2, NEWLY_2, 0xAA]  # and $AA, where the poll keeps the first read
+    with Emulator(rom_path) as emu:
+        for pad in person_like(4, 3_000):
+            emu.step(pad)
+            plain._frame_advance(pad)
+            assert (np.delete(emu.ram, poll_bytes) == np.delete(plain.ram, poll_bytes)).all()
+        assert ram.decode(emu.ram).game_mode == ram.decode(plain.ram).game_mode
+    plain.close()
 
 
 @needs_fceux
-@pytest.mark.parametrize("seed", [1, 2, 3])
+@pytest.mark.parametrize("seed", [1, 3, 6])
 def test_a_person_like_movie_of_fceux_ends_in_nes_py_where_fceux_ends_it(
     tmp_path, rom_path, rom_bytes, seed
 ):
@@ -91,27 +120,57 @@ def test_a_person_like_movie_of_fceux_ends_in_nes_py_where_fceux_ends_it(
     write_fm2(movie, frames, fceux_rom_md5(rom_bytes))
     fceux = fceux_end_state(movie, rom_path)
     assert fceux.pop("frames") == len(frames)
-    nes_py, conflicts = replay_frames(rom_path, frames)
-    # None of these movies presses on the two frames of the step that polls two.
+    nes_py, conflicts = replay(rom_path, frames)
+    assert nes_py["game_mode"] == 4  # the movie plays a game, not only menus
+    # None of these movies presses on the two frames of a step that polls two.
     assert conflicts == []
     assert nes_py == fceux
 
 
 @needs_fceux
-def test_nes_py_steps_written_as_fceux_frames_end_in_fceux_where_nes_py_ended(
-    tmp_path, rom_path, rom_bytes
-):
-    pads = person_like(7, 3_000)
-    written: list[int] = []
-    frames = FramesFromSteps(written.append)
-    with Emulator(rom_path) as emu:
-        for pad in pads:
-            frames.after(pad, step_counting_polls(emu, pad))
-        nes_py = ram_end_state(emu.ram)
-    frames.close()
-    assert nes_py["game_mode"] == 4  # the movie plays a game, not only menus
+def test_a_game_on_nes_py_written_as_fceux_frames_ends_in_fceux_where_it_ended(tmp_path, rom_path):
     movie = tmp_path / "nesbot.fm2"
-    write_fm2(movie, bytes(written), fceux_rom_md5(rom_bytes))
+    nes_py = record(rom_path, person_like(7, 3_000), movie)
+    assert nes_py["game_mode"] == 4
     fceux = fceux_end_state(movie, rom_path)
-    assert fceux.pop("frames") == len(pads) + 2
+    fceux.pop("frames")
     assert fceux == nes_py
+    # And read back: nes-py plays the movie to the same state.
+    assert replay(rom_path, frames_of(movie)) == (nes_py, [])
+
+
+@needs_fceux
+@pytest.mark.parametrize("change", ["remove", "add"])
+def test_a_movie_with_a_frame_taken_out_or_put_in_plays_as_fceux_plays_it(
+    tmp_path, rom_path, rom_bytes, change
+):
+    frames = bytearray(person_like(6, 3_000))
+    at = 1_500  # mid-game: every later press comes a frame earlier, or later
+    if change == "remove":
+        del frames[at]
+    else:
+        frames.insert(at, frames[at])
+    movie = tmp_path / "changed.fm2"
+    write_fm2(movie, bytes(frames), fceux_rom_md5(rom_bytes))
+    fceux = fceux_end_state(movie, rom_path)
+    fceux.pop("frames")
+    nes_py, conflicts = replay(rom_path, bytes(frames))
+    assert conflicts == []
+    assert nes_py == fceux
+
+
+@needs_fceux
+def test_random_input_plays_as_fceux_plays_it_or_names_the_frame(tmp_path, rom_path, rom_bytes):
+    """New buttons every frame: where a step polls two frames that hold different buttons,
+    nes-py cannot play it, and says so. The game it plays differs only where it said so."""
+    rng = np.random.default_rng(11)
+    frames = bytes(rng.choice([0, A, B, LEFT, RIGHT, DOWN, START, A | RIGHT], 3_000).tolist())
+    movie = tmp_path / "random.fm2"
+    write_fm2(movie, frames, fceux_rom_md5(rom_bytes))
+    fceux = fceux_end_state(movie, rom_path)
+    fceux.pop("frames")
+    nes_py, conflicts = replay(rom_path, frames)
+    if nes_py != fceux:
+        assert conflicts, "nes-py played another game and named no frame"
+    for conflict in conflicts:
+        assert frames[conflict.frame] == conflict.needs != conflict.gets

@@ -23,6 +23,7 @@ from nesbot.errors import NesbotWarning
 from nesbot.evaluators import get_evaluator
 from nesbot.fm2 import Fm2Writer, fceux_rom_md5, read_fm2
 from nesbot.menus import GameSetup, reach_level_menu, start_game
+from nesbot.nes_frames import FrameRecorder
 from nesbot.overlay import Renderer
 from nesbot.planning import PlannerSettings, build_planner
 from nesbot.play import play_game
@@ -374,7 +375,8 @@ def _play_from_power_on(emulator, rom, bot, log, frames, start_after=0):
     """The bot's level-18 game, logged from power-on; it starts as soon as the menus allow
     after `start_after` steps (the bot warns that it plays outside the aligned steps)."""
     emulator.power_on()
-    emulator.observers[:] = [lambda pad, _emu: log.write_frame(pad)]
+    recorder = FrameRecorder(log)
+    emulator.observers[:] = [recorder]
     setup = GameSetup(level=18, seed=2)
     reach_level_menu(emulator, align=False)
     while emulator.frame < start_after:
@@ -383,6 +385,7 @@ def _play_from_power_on(emulator, rom, bot, log, frames, start_after=0):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", NesbotWarning)
         result = play_game(emulator, setup, rom, policy=bot, max_frames=frames)
+    recorder.close()
     emulator.observers.clear()
     return result
 

@@ -1,6 +1,7 @@
 """Record a game, replay it: identical RAM at every frame; both engines give the trace the
 recording saw in RAM."""
 
+import copy
 import io
 import json
 from dataclasses import dataclass
@@ -11,7 +12,7 @@ import pytest
 
 from nesbot import ram
 from nesbot._core.buttons import DOWN, LEFT, RIGHT, A, B
-from nesbot.fm2 import Fm2Writer, fceux_rom_md5, read_fm2
+from nesbot.fm2 import Fm2Writer, fceux_rom_md5, read_fm2, write_fm2
 from nesbot.menus import GameSetup, start_game
 from nesbot.play import GameResult, play_game
 from nesbot.replay import (
@@ -27,7 +28,8 @@ GAME_FRAMES = 1500
 
 @dataclass(frozen=True)
 class Recording:
-    log: Path  # the .fm2 input log, from power-on
+    log: Path  # the game as a log of nes-py's steps, from power-on (nesbot's older logs)
+    movie: Path  # the same game as an FCEUX movie of NES frames, as nesbot writes now
     ram_digests: list[bytes]  # the RAM after every frame
     trace: list[dict]  # the --trace record of every new piece, built here from RAM
     summary: ReplaySummary  # what a replay of the log must report
@@ -37,8 +39,8 @@ class Recording:
 # Session scope: once per test process, whichever tests of this module run in it.
 @pytest.fixture(scope="session")
 def recording(rom, emulator, boot, ram_digest, tmp_path_factory) -> Recording:
-    """A level-19 game from power-on played with seeded random buttons: its .fm2 log, a
-    digest of the RAM after every frame, and the trace records of its new pieces. Up to the
+    """A level-19 game from power-on played with seeded random buttons: its .fm2 log and
+    movie, a digest of the RAM after every frame, and the trace records of its new pieces. Up to the
     level menu these are the session's boot (its pads and RAM digests, kept step by step:
     starting a game from power-on steps through the same menus, nesbot.menus); the game is
     recorded live from there on."""
@@ -55,11 +57,13 @@ def recording(rom, emulator, boot, ram_digest, tmp_path_factory) -> Recording:
             trace.append(trace_record(state, emu.frame))  # the record's fields, seen live
         was_active = state.active
 
-    with Fm2Writer(path, fceux_rom_md5(rom.data), [("seed", "5")]) as log:
+    # A log of nes-py's steps, as nesbot wrote before its logs counted FCEUX's frames.
+    recorder = copy.deepcopy(boot.recorder)  # the boot as FCEUX frames, to go on from
+    with Fm2Writer(path, fceux_rom_md5(rom.data), [("seed", "5")], counts_steps=True) as log:
         for pad in boot.pads:
             log.write_frame(pad)
         emulator.load_state(boot.state)
-        emulator.observers[:] = [lambda pad, _emu: log.write_frame(pad), watch]
+        emulator.observers[:] = [lambda pad, _emu: log.write_frame(pad), recorder, watch]
         setup = GameSetup(level=19, seed=5)
         start_game(emulator, setup)
         result = play_game(
@@ -70,6 +74,9 @@ def recording(rom, emulator, boot, ram_digest, tmp_path_factory) -> Recording:
             max_frames=GAME_FRAMES,
         )
     emulator.observers.clear()
+    recorder.close()
+    movie = path.with_name("movie.fm2")
+    write_fm2(movie, bytes(recorder.log.frames), fceux_rom_md5(rom.data), [("seed", "5")])
     end = ram.decode(emulator.ram)
     assert len(digests) == emulator.frame  # one per frame from power-on
     assert len(trace) == result.pieces >= 5
@@ -78,15 +85,16 @@ def recording(rom, emulator, boot, ram_digest, tmp_path_factory) -> Recording:
     summary = ReplaySummary(
         result.frames, emulator.frame, len(trace), end.score, end.lines, end.level, end.topped_out
     )
-    return Recording(path, digests, trace, summary, result)
+    return Recording(path, movie, digests, trace, summary, result)
 
 
-def test_emulator_replay_gives_identical_ram_and_trace(rom, recording, ram_digest):
+@pytest.mark.parametrize("kind", ["log", "movie"])
+def test_emulator_replay_gives_identical_ram_and_trace(rom, recording, ram_digest, kind):
     digests = []
     trace = io.StringIO()
     summary = replay_on_emulator(
         rom,
-        read_fm2(recording.log),
+        read_fm2(getattr(recording, kind)),
         trace,
         observers=(lambda pad, emu: digests.append(ram_digest(emu)),),
     )
@@ -102,14 +110,16 @@ def test_emulator_replay_gives_identical_ram_and_trace(rom, recording, ram_diges
     )
 
 
-def test_simulator_engine_writes_the_same_trace(rom, recording):
+@pytest.mark.parametrize("kind", ["log", "movie"])
+def test_simulator_engine_writes_the_same_trace(rom, recording, kind):
     trace = io.StringIO()
-    summary = replay_on_simulator(rom, read_fm2(recording.log), trace)
+    summary = replay_on_simulator(rom, read_fm2(getattr(recording, kind)), trace)
     assert [json.loads(line) for line in trace.getvalue().splitlines()] == recording.trace
     assert summary == recording.summary
 
 
-def test_verify_finds_no_divergence(rom, recording):
-    result = verify(rom, read_fm2(recording.log))
+@pytest.mark.parametrize("kind", ["log", "movie"])
+def test_verify_finds_no_divergence(rom, recording, kind):
+    result = verify(rom, read_fm2(getattr(recording, kind)))
     assert result.divergence is None, str(result.divergence)
     assert result.frames > 100 and not result.window_ended

@@ -18,6 +18,7 @@ from nesbot.cli import main
 from nesbot.evaluators import get_evaluator
 from nesbot.fm2 import Fm2Writer, fceux_rom_md5, read_fm2
 from nesbot.menus import GameSetup, start_game
+from nesbot.nes_frames import FrameRecorder
 from nesbot.planning import PlannerSettings
 from nesbot.play import play_game
 from nesbot.rating.positions import LoggedPiece, Position, logged_pieces
@@ -152,17 +153,18 @@ def recorded(rom, emulator, tmp_path_factory):
     log_path, pictures = folder / "game.fm2", []
     with Fm2Writer(log_path, fceux_rom_md5(rom.data)) as log:
         emulator.power_on()
+        recorder = FrameRecorder(log)
 
         def keep(pad, emu):
-            log.write_frame(pad)
             if emu.ram[ram.GAME_MODE] == ram.MODE_PLAY:
                 pictures.append(cv2.resize(emu.screen, (768, 720), interpolation=cv2.INTER_NEAREST))
 
-        emulator.observers[:] = [keep]
+        emulator.observers[:] = [recorder, keep]
         setup = GameSetup(level=19, seed=9)
         start_game(emulator, setup, align=False)
         with pytest.warns(UserWarning):
             play_game(emulator, setup, rom, Bot(settings=PlannerSettings()), max_frames=1500)
+        recorder.close()
     emulator.observers.clear()
     truth = list(logged_pieces(rom, read_fm2(log_path)))
     return folder, pictures, truth

@@ -1,10 +1,12 @@
 """`nesbot.rate`: the one call for tools that rate a game's log or a single position."""
 
 import os
+from collections.abc import Callable
 
 from nesbot.errors import NesbotError
 from nesbot.evaluators import Evaluator, get_evaluator
 from nesbot.fm2 import fceux_rom_md5, read_fm2
+from nesbot.nes_frames import Conflict
 from nesbot.planning import DEFAULT_SETTINGS, PlannerSettings
 from nesbot.rating.game import VIDEO_SUFFIXES, GameRating, rate_log, rate_video
 from nesbot.rating.playouts import DEFAULT_HORIZON, DEFAULT_PLAYOUTS
@@ -26,6 +28,7 @@ def rate(
     seed: int = 0,
     workers: int = 1,
     measure_speed: bool = True,
+    on_conflict: Callable[[Conflict], None] | None = None,
 ) -> GameRating | PieceRating:
     """Rate a game's every placement (`game` an .fm2 input log or a video of the screen: a
     GameRating) or one placement (`game` a Position and `place` its (x, y, orientation):
@@ -34,7 +37,9 @@ def rate(
     The best placement is the planner's (`evaluator`, a name or an Evaluator, or a `weights`
     file; `settings`) at the player's speed measured from the log (`measure_speed`), or at
     `settings.tap_hz` without DAS for a position; the points lost come from `playouts`
-    paired playouts of `horizon` pieces chosen by `seed`. Raises NesbotError."""
+    paired playouts of `horizon` pieces chosen by `seed`. A log's frame that nes-py cannot
+    give its buttons (nesbot.nes_frames.Conflict) stops the rating with a NesbotError, or
+    goes to `on_conflict` and the rating goes on. Raises NesbotError."""
     chosen = (
         evaluator
         if isinstance(evaluator, Evaluator)
@@ -55,4 +60,11 @@ def rate(
         raise NesbotError(f"{path}: nesbot rates .fm2 input logs, videos and positions")
     log = read_fm2(path)
     log.check_rom(the_rom.md5, fceux_rom_md5(the_rom.data))
-    return rate_log(the_rom, log, rating_settings, workers=workers, measure=measure_speed)
+    return rate_log(
+        the_rom,
+        log,
+        rating_settings,
+        workers=workers,
+        measure=measure_speed,
+        on_conflict=on_conflict,
+    )

@@ -13,6 +13,7 @@ from nesbot.rating.grades import GRADES, accuracy, is_best_or_good
 from nesbot.rating.positions import LoggedPiece, logged_pieces
 from nesbot.rating.rater import PieceRating, Rater, RatingSettings
 from nesbot.rating.speed import PlayerSpeed, measure_speed
+from nesbot.replay import OnConflict
 from nesbot.rom import Rom
 
 STAGES = ("before the transition", "after the transition", "level 29 and beyond")
@@ -119,11 +120,13 @@ def rate_log(
     measure: bool = True,
     replay_observers: tuple = (),
     on_rated: Callable[[int, int], None] | None = None,
+    on_conflict: OnConflict | None = None,
 ) -> GameRating:
-    """Rate the log's first game (rate_pieces on its replayed pieces)."""
+    """Rate the log's first game (rate_pieces on its replayed pieces; a frame nes-py cannot
+    give its buttons goes to `on_conflict`, nesbot.replay)."""
     if workers < 1:
         raise NesbotError(f"--workers {workers}: need at least 1")
-    pieces = list(logged_pieces(rom, log, replay_observers))
+    pieces = list(logged_pieces(rom, log, replay_observers, on_conflict))
     if not pieces:
         raise NesbotError(f"{log.source} never reaches an active piece: no game to rate")
     return rate_pieces(pieces, settings, workers, measure, on_rated)

@@ -19,6 +19,8 @@ from nesbot.emulator import Emulator
 from nesbot.errors import NesbotError
 from nesbot.explain import parse_board, spawn_orientation
 from nesbot.fm2 import InputLog
+from nesbot.nes_frames import log_steps
+from nesbot.replay import OnConflict, step_log, stop_at_conflicts
 from nesbot.rom import Rom
 
 SPAWN_X = 5  # as cython_core/rules.pxd
@@ -214,18 +216,22 @@ def _position_from(state: ram.GameState) -> Position:
 
 
 def logged_pieces(
-    rom: Rom, log: InputLog, observers: tuple[Callable[[int, Emulator], None], ...] = ()
+    rom: Rom,
+    log: InputLog,
+    observers: tuple[Callable[[int, Emulator], None], ...] = (),
+    on_conflict: OnConflict | None = None,
 ) -> Iterator[LoggedPiece]:
     """Replay the log's first game on the emulator and yield its pieces in order, each once
-    the next has spawned (so its placement is known) or the game has ended."""
+    the next has spawned (so its placement is known) or the game has ended. A frame nes-py
+    cannot give its buttons goes to `on_conflict` (nesbot.replay; by default it stops)."""
     falling: _Falling | None = None
     spawn: tuple[int, bytes] | None = None  # a spawn whose position is still to be read
     was_active = False
     previous = 0
+    plan = log_steps(log, on_conflict or stop_at_conflicts(log))
     with Emulator(rom.path) as emu:
         emu.observers.extend(observers)
-        for pad in log.frames:
-            emu.step(pad)
+        for pad in step_log(emu, plan):
             memory = emu.ram
             active = ram.piece_active(memory)
             if active and not was_active:

@@ -1,0 +1,72 @@
+"""The bot's games, written as FCEUX frames, are the same games in FCEUX itself: from levels
+0, 18 (with an 18-frame reaction) and 19, and one that plays on past step 57,000, where the
+pad poll straddles two of nes-py's steps (docs/steps.md, "FCEUX's frames")."""
+
+import copy
+
+import pytest
+from fceux import FCEUX, MISSING, XVFB_RUN, fceux_end_state
+from test_nes_frames import ram_end_state
+
+from nesbot.bot import Bot
+from nesbot.evaluators import get_evaluator
+from nesbot.fm2 import fceux_rom_md5, write_fm2
+from nesbot.menus import GameSetup, start_game
+from nesbot.planning import PlannerSettings
+from nesbot.play import play_game
+
+pytestmark = pytest.mark.skipif(FCEUX is None or XVFB_RUN is None, reason=MISSING)
+
+
+def play_and_compare(tmp_path, rom, emulator, boot, setup, reaction, start_after, until):
+    """Play `setup` with the bot from the boot's level menu (waiting there until step
+    `start_after`) to step `until`, written as FCEUX frames from power-on; the end states in
+    nes-py and in FCEUX, and the game's result."""
+    recorder = copy.deepcopy(boot.recorder)
+    emulator.load_state(boot.state)
+    emulator.observers[:] = [recorder]
+    try:
+        while emulator.frame < start_after:
+            emulator.step(0)
+        start_game(emulator, setup)
+        bot = Bot(get_evaluator(None, None, reaction), PlannerSettings(reaction=reaction))
+        result = play_game(emulator, setup, rom, bot, max_frames=until - emulator.frame)
+        recorder.close()
+    finally:
+        emulator.observers.clear()
+    nes_py = ram_end_state(emulator.ram)
+    movie = tmp_path / "nesbot.fm2"
+    write_fm2(movie, bytes(recorder.log.frames), fceux_rom_md5(rom.data))
+    fceux = fceux_end_state(movie, rom.path)
+    fceux.pop("frames")
+    return nes_py, fceux, result
+
+
+@pytest.mark.parametrize(
+    ("level", "reaction", "frames"), [(0, 0, 4_000), (18, 18, 2_500), (19, 0, 2_500)]
+)
+def test_the_bots_game_is_the_same_game_in_fceux(
+    tmp_path, rom, emulator, boot, level, reaction, frames
+):
+    start = boot.state.frame
+    nes_py, fceux, result = play_and_compare(
+        tmp_path,
+        rom,
+        emulator,
+        boot,
+        GameSetup(level=level, seed=3),
+        reaction,
+        start,
+        start + frames,
+    )
+    assert result.lines >= 4 and nes_py["game_mode"] == 4
+    assert fceux == nes_py
+
+
+def test_a_game_past_step_57000_is_the_same_game_in_fceux(tmp_path, rom, emulator, boot):
+    """From step 56,300: the NMI and then the poll cross the step boundary by 58,400."""
+    nes_py, fceux, result = play_and_compare(
+        tmp_path, rom, emulator, boot, GameSetup(level=19, seed=0), 0, 56_300, 58_400
+    )
+    assert emulator.frame == 58_400 and result.lines >= 4
+    assert fceux == nes_py
