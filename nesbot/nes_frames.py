@@ -207,9 +207,10 @@ class PollTracker:
         waiting = [b for b in self.pending if b.counted is None and not b.off]
         if counts == 1 and len(waiting) >= 2 and waiting[0].step < step:
             # One NMI: the last step's blank running late, or that blank had no NMI and
-            # this step's ran. A blank seen with NMIs off, or too old to count yet, had none.
+            # this step's ran. A blank seen with NMIs off had none (one too old to count
+            # is marked off already, at its own step's end).
             late = waiting[0]
-            if late.nmi_off or late.age >= _COUNT_WITHIN:
+            if late.nmi_off:
                 late.off = True
                 waiting.pop(0)
         for blank in waiting[:counts]:
