@@ -423,6 +423,8 @@ class MovieSteps:
         self.steps = max(self.last_blank, 0)
         self._done = False
         self._in_flight: Blank | None = None  # the step checked: its poll in flight at start
+        self._reading: Blank | None = None  # and a poll it began reading, not yet done
+        self._settled_before: list[Blank] = []  # the polls done in the step before it
 
     def finished(self, step: int) -> bool:
         # Its last frame's poll is done; a blank's NMI runs at most a step after it.
@@ -480,6 +482,7 @@ class MovieSteps:
             (b for b in (*self._trial_settled, *trial.pending) if began and b.index == began.index),
             None,
         )
+        self._reading = trial.in_flight() if trial.first_read_begun(emu.ram) else None
         return self._mending_pad(step, pad, trial)
 
     def _mending_pad(self, step: int, pad: int, trial: PollTracker) -> int | None:
@@ -487,10 +490,15 @@ class MovieSteps:
         if they are not `pad` and some buttons can serve them all; else None."""
         blanks = [*self._trial_settled, *trial.pending]
         ended = [b for b in blanks if b.reads is not None and b.reads[1] == step]
-        whole = {self._line(b.line) for b in ended if b.reads is not None and b.reads[0] == step}
+        whole = [b for b in ended if b.reads is not None and b.reads[0] == step]
         if whole:
             # A poll read this step alone: the step holds its frame's buttons, no other.
-            return None if len(whole) > 1 or pad in whole else whole.pop()
+            # Where it holds two polls whose frames need different buttons, none serve both
+            # (a conflict, named): all their buttons, so that every press comes.
+            wanted = 0
+            for blank in (*whole, self._reading) if self._reading else whole:
+                wanted |= self._line(blank.line)
+            return None if wanted == pad else wanted
         # Polls that read the step before and this one, and a poll begun (its first read
         # may fall in this step): the buttons of all their frames.
         begun = [
@@ -515,13 +523,14 @@ class MovieSteps:
     def accept(self, pad: int, emu: "_Stepped") -> None:
         assert self._trial is not None, "accept() after checked()"
         self.tracker, self._trial = self._trial, None
+        others = [*self._settled_before, *self._trial_settled]
         for blank in self._trial_settled:
             needs = self._line(blank.line)
             if blank.value is not None and blank.value != needs and blank.line < len(self.frames):
-                others = [b for b in self._trial_settled if b is not blank]
-                self.on_conflict(
-                    Conflict(blank.line, emu.frame, needs, blank.value, _why(blank, others))
-                )
+                shared = self._reading is not None and blank.reads == (emu.frame, emu.frame)
+                why = _why(blank, [b for b in others if b is not blank], shared)
+                self.on_conflict(Conflict(blank.line, emu.frame, needs, blank.value, why))
+        self._settled_before = self._trial_settled
         # Played once the last frame's NMI has begun its poll, as a recording ends (see
         # FrameRecorder.close): FCEUX plays that frame whole, nes-py's step ended in it.
         for blank in (*self._trial_settled, *self.tracker.pending):
@@ -533,8 +542,10 @@ class MovieSteps:
         return self._line(step + LINE_OF_VBLANK)
 
 
-def _why(blank: Blank, others: list[Blank]) -> str:
-    """What in nes-py's steps kept `blank`'s poll from reading its frame's buttons."""
+def _why(blank: Blank, others: list[Blank], shared: bool) -> str:
+    """What in nes-py's steps kept `blank`'s poll from reading its frame's buttons: `others`
+    are the polls done in its step and the one before; `shared`, whether the next frame's
+    poll began reading in the step that `blank`'s read alone."""
     assert blank.reads is not None
     first, second = blank.reads
     if first != second:
@@ -542,7 +553,7 @@ def _why(blank: Blank, others: list[Blank]) -> str:
             f"it reads the pad in steps {first} and {second} and ANDs the two, and the frames "
             "around it need buttons in those steps that no choice gives it too"
         )
-    if any(other.reads is not None and first in other.reads for other in others):
+    if shared or any(other.reads is not None and first in other.reads for other in others):
         return f"nes-py's step {first} runs the polls of two frames, which read the same buttons"
     return (
         f"it fell in step {first}, whose buttons were chosen for another frame's poll before "

@@ -21,7 +21,8 @@ MISSING = "FCEUX or xvfb-run is not installed (apt-get install fceux xvfb xauth)
 
 def fceux_end_state(movie: Path, rom: Path) -> dict[str, int]:
     """What RAM shows once FCEUX has played every frame of `movie` from power-on: frames
-    (FCEUX's frame count), lines, score, level, play_state, game_mode, frame_counter."""
+    (FCEUX's frame count), lines, score, level, play_state, game_mode, frame_counter, piece
+    (its orientation ID) and column."""
     assert FCEUX is not None and XVFB_RUN is not None, MISSING
     with tempfile.TemporaryDirectory() as folder:
         out = Path(folder) / "end_state.txt"

@@ -53,6 +53,8 @@ def ram_end_state(memory: np.ndarray) -> dict[str, int]:
         "play_state": int(memory[ram.PLAY_STATE]),
         "game_mode": int(memory[ram.GAME_MODE]),
         "frame_counter": int(memory[ram.FRAME_COUNTER]),
+        "piece": int(memory[ram.CURRENT_PIECE]),
+        "column": int(memory[ram.TETRIMINO_X]),
     }
 
 
@@ -157,6 +159,30 @@ def test_a_movie_with_a_frame_taken_out_or_put_in_plays_as_fceux_plays_it(
     nes_py, conflicts = replay(rom_path, bytes(frames))
     assert conflicts == []
     assert nes_py == fceux
+
+
+# Start on the title, the game type and the level menus, and once more: a level-0 game.
+TO_A_GAME = {267: START, 272: START, 276: START, 281: START}
+
+
+@needs_fceux
+def test_a_step_that_polls_two_frames_gives_each_press_its_poll(tmp_path, rom_path, rom_bytes):
+    """A new game's first frame draws its playfield: its NMI runs late, into the nes-py step
+    that polls the next frame too, and both polls read the same buttons. A press on the
+    first of the two frames is named, and the step holds both frames' buttons, so that the
+    press still comes in its frame (and lasts a frame longer): the piece turns as in FCEUX."""
+    frames = bytearray(400)
+    for frame, pad in TO_A_GAME.items():
+        frames[frame] = pad
+    frames[286] = A  # step 286 polls frames 286 and 287 (measured)
+    movie = tmp_path / "turn.fm2"
+    write_fm2(movie, bytes(frames), fceux_rom_md5(rom_bytes))
+    fceux = fceux_end_state(movie, rom_path)
+    fceux.pop("frames")
+    nes_py, conflicts = replay(rom_path, bytes(frames))
+    assert [(c.frame, c.needs, c.gets) for c in conflicts] == [(287, 0, A)]
+    assert "runs the polls of two frames" in conflicts[0].why
+    assert nes_py == fceux and nes_py["game_mode"] == 4
 
 
 @needs_fceux

@@ -1,17 +1,19 @@
 -- Run by tests/fceux.py inside FCEUX: play the movie given with --playmov to its last frame,
 -- then write what the game shows in RAM to the file named by NESBOT_FCEUX_OUT, one
 -- "key=value" a field, and quit. (Waiting for movie.mode() to leave "playback" would run
--- one frame more, with no input.) Lines and score are BCD in RAM ($70-$71, $73-$75, little-endian).
+-- one frame more, with no input.) Lines and score are BCD in RAM ($70-$71, $73-$75, little-endian);
+-- the piece is its orientation ID ($62), the column its origin's ($60).
 local function bcd(byte) return math.floor(byte / 16) * 10 + byte % 16 end
 emu.speedmode("maximum")
 while emu.framecount() < movie.length() do emu.frameadvance() end
 local out = io.open(os.getenv("NESBOT_FCEUX_OUT"), "w")
 out:write(string.format(
-  "frames=%d lines=%d score=%d level=%d play_state=%d game_mode=%d frame_counter=%d\n",
+  "frames=%d lines=%d score=%d level=%d play_state=%d game_mode=%d frame_counter=%d piece=%d column=%d\n",
   emu.framecount(),
   bcd(memory.readbyte(0x70)) + 100 * bcd(memory.readbyte(0x71)),
   bcd(memory.readbyte(0x73)) + 100 * bcd(memory.readbyte(0x74)) + 10000 * bcd(memory.readbyte(0x75)),
-  memory.readbyte(0x64), memory.readbyte(0x68), memory.readbyte(0xC0), memory.readbyte(0xB1)))
+  memory.readbyte(0x64), memory.readbyte(0x68), memory.readbyte(0xC0), memory.readbyte(0xB1),
+  memory.readbyte(0x62), memory.readbyte(0x60)))
 out:close()
 -- FCEUX then crashes on its way out (status 139), after the file is written.
 os.exit(0)
