@@ -135,11 +135,11 @@ def without_speed(summary) -> dict:
 
 
 def test_same_seed_same_figures_whatever_the_workers():
-    one, results_one = simulate(MEATFIGHTER, 3, level=28, seed=11, workers=1, progress=False)
-    two, results_two = simulate(MEATFIGHTER, 3, level=28, seed=11, workers=2, progress=False)
+    one, results_one = simulate(MEATFIGHTER, 3, level=29, seed=11, workers=1, progress=False)
+    two, results_two = simulate(MEATFIGHTER, 3, level=29, seed=11, workers=2, progress=False)
     assert results_one == results_two
     assert without_speed(one) == without_speed(two)
-    assert results_one[1] == play_one(GameSpec(MEATFIGHTER, PlannerSettings(), 28, 11, 1))
+    assert results_one[1] == play_one(GameSpec(MEATFIGHTER, PlannerSettings(), 29, 11, 1))
 
 
 @pytest.mark.slow
@@ -149,20 +149,21 @@ def test_same_seed_same_figures_on_ray():
     """Games played as Ray tasks come back in the order asked for, with the figures of
     the games played here; each reports as it finishes (the progress bar), and a game
     that fails on Ray is one sentence."""
-    here, results_here = simulate(MEATFIGHTER, 4, level=28, seed=6, progress=False)
+    # Level 29: short games, of different lengths.
+    here, results_here = simulate(MEATFIGHTER, 4, level=29, seed=6, progress=False)
     on_ray, results_on_ray = simulate(
-        MEATFIGHTER, 4, level=28, seed=6, workers=2, progress=False, ray="local"
+        MEATFIGHTER, 4, level=29, seed=6, workers=2, progress=False, ray="local"
     )
     assert len({r["pieces"] for r in results_here}) == 4  # games of different lengths
     assert results_on_ray == results_here
     assert without_speed(on_ray) == without_speed(here)
     finished: list[int] = []
-    specs = [GameSpec(MEATFIGHTER, PlannerSettings(), 28, 6, i) for i in (3, 0)]
+    specs = [GameSpec(MEATFIGHTER, PlannerSettings(), 29, 6, i) for i in (3, 0)]
     run = ray_runner("local", 2)  # the running instance
     assert run(specs, on_result=lambda: finished.append(1)) == [results_here[3], results_here[0]]
     assert finished == [1, 1]
     with pytest.raises(NesbotError, match=r"^a game failed on the Ray cluster: TypeError"):
-        run([GameSpec(None, PlannerSettings(), 28, 6, 0)])
+        run([GameSpec(None, PlannerSettings(), 29, 6, 0)])
 
 
 def test_simulate_json_and_plot(tmp_path):
@@ -172,7 +173,7 @@ def test_simulate_json_and_plot(tmp_path):
         "--games",
         "3",
         "--level",
-        "28",
+        "29",
         "--seed",
         "2",
         "--workers",
@@ -261,13 +262,14 @@ def test_same_pieces_make_the_pieces_independent_of_the_play():
 
 
 def test_a_premove_or_the_hedge_changes_the_play_and_needs_a_reaction():
-    rng, spawn_count, frame_counter = game_setup(7000, 3)
+    # A game whose first 1,500 frames the three settings play apart.
+    rng, spawn_count, frame_counter = game_setup(7000, 1)
     evaluator = EVALUATORS["nesbot-reaction18"]
 
     def game(premove: int, hedge: bool = True) -> dict:
         settings = PlannerSettings(reaction=18, premove=premove, hedge=hedge)
         start = Game.start(18, rng, spawn_count, frame_counter)
-        return play(build_planner(evaluator, settings), start, max_frames=6000, reaction=18)
+        return play(build_planner(evaluator, settings), start, max_frames=1500, reaction=18)
 
     assert game(2) != game(0) != game(0, hedge=False)
     assert game(2) == game(2) and game(0) == game(0)  # deterministic

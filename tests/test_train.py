@@ -32,12 +32,13 @@ def quiet(_line: str) -> None:
     pass
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def local_ray():
-    """The runner on the session's one local Ray instance (2 CPUs): Ray takes 10-20 s to
-    start, so every test that needs it shares it (tests/test_simulate.py imports this
-    fixture; ray_runner reuses a running Ray). Tests using it are in xdist_group "ray", so
-    a parallel run starts Ray on one worker only."""
+    """The runner on a local Ray instance (2 CPUs), shared by a module's tests: Ray takes
+    10-20 s to start (ray_runner reuses a running Ray), and is shut down after the module,
+    whose idle workers would take CPU from the rest of the run (tests/test_simulate.py
+    imports this fixture). Tests using it are in xdist_group "ray", so a parallel run
+    starts Ray on one worker at a time."""
     import ray  # the test extra installs it: Ray is tested, never skipped
 
     yield ray_runner("local", 2)
