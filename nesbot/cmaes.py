@@ -3,17 +3,59 @@
 The strategy maximizes fitness (cma minimizes, so it is told the negated fitness). Each
 weight's step is `sigma` times its own scale, max(|start weight|, 1): the weights differ in
 size by two orders of magnitude, and one absolute step would barely move the large ones or
-flip the sign of the small ones. Its whole state, the numpy generator `cma` samples from
-included, goes into the training checkpoint, so a resumed run continues exactly as an
-uninterrupted one.
+flip the sign of the small ones.
+
+The training checkpoint keeps the strategy as numbers, never as a pickle (loading a pickle
+someone shares runs whatever it holds): the mean, the step size, the covariance and its
+eigendecomposition, the evolution paths, the counts of iterations and evaluations, and the
+state of numpy's generator, which `cma` samples from. Loaded into a new strategy with the
+run's options, they continue the run exactly as if it had not stopped.
 """
 
-import base64
-import pickle
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+
+from nesbot.errors import NesbotError
+
+# The attributes of cma's CMAEvolutionStrategy (cma 4.x) that a run changes and its next
+# ask and tell read; a new strategy with the run's options holds the rest. (Found by
+# comparing a strategy after some iterations with a new one; tests/test_cmaes.py checks
+# that a run resumed from them is the same run.)
+STRATEGY_STATE = (
+    "mean",  # the search distribution's mean
+    "sigma",  # the step size
+    "sm.C",  # the covariance,
+    "sm.B",  # its eigenvectors
+    "sm.D",  # and the square roots of its eigenvalues
+    "pc",  # the covariance's evolution path
+    "adapt_sigma.ps",  # the step size's evolution path
+    "countiter",  # iterations told
+    "countevals",  # candidates evaluated
+    # bookkeeping the update reads
+    "sm.last_update",
+    "sm.count_tell",
+    "sm.count_eigen",
+    "adapt_sigma._ps_updated_iteration",
+    "adapt_sigma.delta",
+    "adapt_sigma._last_multiplier",
+    "mean_after_tell",
+    "mean_old",
+    "mean_old_old",
+    "_sigma_old",
+    "_isotropic_mean_shift_iteration",
+    "pc2",
+    "dC",
+    "itereigenupdated",
+    "sent_solutions.last_iteration",
+    "sent_solutions.last_solution_index",
+    # the directions the next ask injects (selective mirrors, with populations under 6)
+    "pop_injection_directions",
+    "_is_independent_sample",
+    "_mirrormethod1_done",
+    "_indices_of_selective_mirrors",
+)
 
 
 @dataclass
@@ -59,6 +101,10 @@ class CmaState:
 
 
 def new_cma(start: list[float], sigma: float, population: int, seed: int) -> CmaState:
+    return CmaState(_strategy(start, sigma, population, seed), best=list(start))
+
+
+def _strategy(start: list[float], sigma: float, population: int, seed: int) -> Any:
     import cma
 
     options = {
@@ -67,14 +113,19 @@ def new_cma(start: list[float], sigma: float, population: int, seed: int) -> Cma
         "verbose": -9,
         "CMA_stds": [max(abs(w), 1.0) for w in start],
     }
-    return CmaState(cma.CMAEvolutionStrategy(list(start), sigma, options), best=list(start))
+    return cma.CMAEvolutionStrategy(list(start), sigma, options)
 
 
 def cma_to_json(state: CmaState) -> dict[str, Any]:
-    # cma samples from numpy's global generator: keep its state with the strategy.
-    kind, keys, position, has_gauss, cached = np.random.get_state()
+    strategy = {}
+    for path in STRATEGY_STATE:
+        owner, name = _owner(state.strategy, path)
+        if hasattr(owner, name):  # some appear only after the first iterations
+            strategy[path] = _to_json(getattr(owner, name))
+    # The generator it samples from: numpy's global one, which a new strategy draws on.
+    kind, keys, position, has_gauss, cached = state.strategy.sm.randn.__self__.get_state()
     return {
-        "strategy": base64.b64encode(pickle.dumps(state.strategy)).decode("ascii"),
+        "strategy": strategy,
         "numpy_random": [kind, keys.tolist(), position, has_gauss, cached],
         "iteration": state.iteration,
         "best": state.best,
@@ -84,15 +135,65 @@ def cma_to_json(state: CmaState) -> dict[str, Any]:
     }
 
 
-def cma_from_json(data: dict[str, Any]) -> CmaState:
+def cma_from_json(
+    data: dict[str, Any], start: list[float], sigma: float, population: int, seed: int
+) -> CmaState:
+    """The run a checkpoint holds, made with new_cma(start, sigma, population, seed)."""
+    saved = data["strategy"]
+    if not isinstance(saved, dict) or not set(saved) <= set(STRATEGY_STATE):
+        raise NesbotError(
+            "the checkpoint holds the CMA-ES strategy in an old form (a pickle), which "
+            "nesbot no longer loads"
+        )
+    strategy = _strategy(start, sigma, population, seed)
+    for path, value in saved.items():
+        owner, name = _owner(strategy, path)
+        setattr(owner, name, _from_json(value))
+    strategy.C, strategy.B, strategy.D = strategy.sm.C, strategy.sm.B, strategy.sm.D  # aliases
+    if strategy.countiter:
+        from cma.utilities.utils import ElapsedWCTime
+
+        strategy.timer = ElapsedWCTime()  # made by the first ask, which the run has had
     kind, keys, position, has_gauss, cached = data["numpy_random"]
-    np.random.set_state((kind, np.array(keys, dtype=np.uint32), position, has_gauss, cached))
+    generator = strategy.sm.randn.__self__
+    generator.set_state((kind, np.array(keys, dtype=np.uint32), position, has_gauss, cached))
     best_fitness = data["best_fitness"]
     return CmaState(
-        strategy=pickle.loads(base64.b64decode(data["strategy"])),
+        strategy=strategy,
         iteration=data["iteration"],
         best=data["best"],
         best_fitness=-np.inf if best_fitness is None else best_fitness,
         best_se=data["best_se"],
         history=data["history"],
     )
+
+
+def _owner(strategy: Any, path: str) -> tuple[Any, str]:
+    """The object holding a dotted attribute of the strategy, and the attribute's name."""
+    *parents, name = path.split(".")
+    for parent in parents:
+        strategy = getattr(strategy, parent)
+    return strategy, name
+
+
+def _to_json(value: Any) -> Any:
+    """A number, a flag or None as it is; arrays, lists of them and ranges tagged."""
+    if isinstance(value, np.ndarray):
+        return {"array": value.tolist()}
+    if isinstance(value, range):
+        return {"range": [value.start, value.stop, value.step]}
+    if isinstance(value, list):
+        return [_to_json(item) for item in value]
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _from_json(value: Any) -> Any:
+    if isinstance(value, dict) and set(value) == {"array"}:
+        return np.array(value["array"], dtype=float)
+    if isinstance(value, dict) and set(value) == {"range"}:
+        return range(*value["range"])
+    if isinstance(value, list):
+        return [_from_json(item) for item in value]
+    if isinstance(value, dict):
+        raise NesbotError(f"the checkpoint's CMA-ES state holds an unknown value {value!r:.60}")
+    return value

@@ -275,7 +275,7 @@ def load_checkpoint(
         differ = [k for k, v in wanted.items() if saved.get(k) != v]
         raise NesbotError(f"checkpoint {path} was made with other settings ({', '.join(differ)})")
     if config.optimizer == "cmaes":
-        return cma_from_json(data), None
+        return cma_from_json(data, config.start, config.spread, config.particles, config.seed), None
     rng = np.random.default_rng()
     rng.bit_generator.state = data["rng"]
 

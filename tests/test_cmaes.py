@@ -1,13 +1,16 @@
-"""CMA-ES training: it climbs a smooth toy fitness, resumes exactly, and writes weights
-with provenance through `nesbot train --optimizer cmaes`."""
+"""CMA-ES training: it climbs a smooth toy fitness, resumes exactly from checkpoints that
+hold numbers (never a pickle), and writes weights with provenance through `nesbot train
+--optimizer cmaes`."""
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
 from test_cli import nesbot
 
-from nesbot.cmaes import new_cma
+from nesbot.cmaes import cma_from_json, cma_to_json, new_cma
+from nesbot.errors import NesbotError
 from nesbot.planning import PlannerSettings
 from nesbot.train import TrainConfig, train
 from nesbot.weights import MEATFIGHTER_2018, TRAINABLE_NAMES, load_weights
@@ -45,6 +48,64 @@ def test_cma_climbs_a_smooth_fitness():
         state.tell(candidates, fitness, np.zeros(len(candidates)))
     assert state.best_fitness > -0.01  # from -7.4 at the start
     assert state.history[-1]["iteration"] == 120
+
+
+def _toy_fitness(candidates: np.ndarray, iteration: int) -> np.ndarray:
+    return -np.sum((candidates - 1) ** 2, axis=1) + np.sin(iteration + np.arange(len(candidates)))
+
+
+def _json_numbers(value) -> bool:
+    """Whether `value` is made of numbers, flags, None, lists and dicts alone."""
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and _json_numbers(v) for k, v in value.items())
+    if isinstance(value, list):
+        return all(_json_numbers(item) for item in value)
+    return value is None or isinstance(value, (int, float, bool))
+
+
+@pytest.mark.parametrize("population", [3, 10])  # under 6, cma mirrors samples
+def test_a_run_saved_as_numbers_goes_on_as_if_it_had_not_stopped(population):
+    start = [1.0, -3.0, 0.5, 20.0, 2.0, 0.0]
+
+    def run(iterations: int, stop_at: int | None = None) -> list[np.ndarray]:
+        state, asked = new_cma(start, 0.3, population, seed=2), []
+        for iteration in range(iterations):
+            if iteration == stop_at:
+                saved = json.loads(json.dumps(cma_to_json(state)))
+                assert _json_numbers(saved["strategy"]) and _json_numbers(saved["numpy_random"][1:])
+                np.random.seed(99)  # whatever ran in between
+                state = cma_from_json(saved, start, 0.3, population, seed=2)
+            asked.append(state.ask())
+            state.tell(asked[-1], _toy_fitness(asked[-1], iteration), np.zeros(population))
+        return asked
+
+    straight = run(10)
+    for stop_at in (1, 2, 5):
+        assert all(np.array_equal(a, b) for a, b in zip(run(10, stop_at), straight, strict=True))
+
+
+def test_the_shipped_checkpoints_hold_numbers_and_continue_their_runs():
+    """scripts/training's checkpoints held pickles; converted to numbers, each asks the
+    candidates its pickle asked next (tests/data/cma_next_candidates.json, written from
+    the pickles when they were converted)."""
+    expected = json.loads((Path(__file__).parent / "data" / "cma_next_candidates.json").read_text())
+    shipped = sorted(Path(__file__).parents[1].glob("scripts/training/cmaes_*_checkpoint.json"))
+    assert [path.name for path in shipped] == sorted(expected)
+    for path in shipped:
+        data = json.loads(path.read_text())
+        assert _json_numbers(data["strategy"])
+        config = data["config"]
+        state = cma_from_json(
+            data, config["start"], config["spread"], config["particles"], config["seed"]
+        )
+        assert np.array_equal(state.ask(), np.array(expected[path.name]))
+
+
+def test_a_checkpoint_holding_a_pickle_is_refused():
+    data = cma_to_json(new_cma([1.0, 2.0], 0.1, 4, seed=1))
+    data["strategy"] = "gASVAAAAAAAAAAB9lC4="  # what checkpoints held before: base64 pickle
+    with pytest.raises(NesbotError, match=r"old form \(a pickle\), which nesbot no longer loads"):
+        cma_from_json(data, [1.0, 2.0], 0.1, 4, seed=1)
 
 
 @pytest.mark.slow
