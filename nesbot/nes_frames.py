@@ -229,16 +229,23 @@ class PollTracker:
             return
         held, newly = nes_to_pad(held2), nes_to_pad(newly2)
         latest: Blank | None = None
+        earlier = due
         if shown:
             assert reads is not None
             fresh = [b for b in unstored if b.counted == step]
             latest = due[-1] if due else fresh[0] if fresh else None
+            alone = reads == (step, step)  # the poll RAM shows read in this step alone
             # A poll counted in this step done too (it read in this step alone), if the
             # due one's could not leave these buttons newly pressed.
-            if due and fresh and reads == (step, step) and newly != held & ~self.last_held2:
+            if due and fresh and alone and newly != held & ~self.last_held2:
                 latest = fresh[0]
+            # Two NMIs counted in this step and both polls done: the second read what the
+            # first did, so it found nothing newly pressed (where the last poll before them
+            # read other buttons, else this cannot tell).
+            elif not due and len(fresh) >= 2 and alone and not newly and held != self.last_held2:
+                latest, earlier = fresh[1], fresh[:1]
         before = self.last_held2
-        for blank in due:
+        for blank in earlier:
             if blank is latest:
                 continue
             found = _inferred(step, held, newly) if latest is not None else None
