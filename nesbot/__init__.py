@@ -16,23 +16,49 @@ or build your own loop from `Bot` (a per-frame policy), `PlannerSettings`, the e
 `Game` (the NES-exact simulator) and `VideoWriter`.
 """
 
+import importlib
 from typing import TYPE_CHECKING, Any
 
-from nesbot._core.game import Game
-from nesbot.bot import Bot
-from nesbot.errors import NesbotError, NesbotWarning
-from nesbot.evaluators import EVALUATORS, Evaluator, get_evaluator
-from nesbot.menus import GameSetup
-from nesbot.planning import PlannerSettings, build_planner
-from nesbot.play import GameResult
-from nesbot.player import Player, attach
-from nesbot.rating import GameRating, PieceRating, Position, rate
-from nesbot.rom import Rom, find_rom
+from nesbot._version import __version__
 
 if TYPE_CHECKING:
+    from nesbot._core.game import Game
+    from nesbot.bot import Bot
+    from nesbot.errors import NesbotError, NesbotWarning
+    from nesbot.evaluators import EVALUATORS, Evaluator, get_evaluator
+    from nesbot.menus import GameSetup
+    from nesbot.planning import PlannerSettings, build_planner
+    from nesbot.play import GameResult
+    from nesbot.player import Player, attach
+    from nesbot.rating import GameRating, PieceRating, Position, rate
+    from nesbot.rom import Rom, find_rom
     from nesbot.video import VideoWriter
 
-__version__ = "0.1.0"
+# Each public name and the module it lives in, imported when the name is first used: so that
+# `import nesbot` (and every worker process that imports a module of it) loads neither
+# nes-py nor OpenCV nor PyAV until something needs them.
+_HOMES = {
+    "EVALUATORS": "nesbot.evaluators",
+    "Bot": "nesbot.bot",
+    "Evaluator": "nesbot.evaluators",
+    "Game": "nesbot._core.game",
+    "GameRating": "nesbot.rating",
+    "GameResult": "nesbot.play",
+    "GameSetup": "nesbot.menus",
+    "NesbotError": "nesbot.errors",
+    "NesbotWarning": "nesbot.errors",
+    "PieceRating": "nesbot.rating",
+    "PlannerSettings": "nesbot.planning",
+    "Player": "nesbot.player",
+    "Position": "nesbot.rating",
+    "Rom": "nesbot.rom",
+    "VideoWriter": "nesbot.video",
+    "attach": "nesbot.player",
+    "build_planner": "nesbot.planning",
+    "find_rom": "nesbot.rom",
+    "get_evaluator": "nesbot.evaluators",
+    "rate": "nesbot.rating",
+}
 
 __all__ = [
     "EVALUATORS",
@@ -60,9 +86,13 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    # The video writer brings PyAV and OpenCV, which a loop without video does not need.
-    if name == "VideoWriter":
-        from nesbot.video import VideoWriter
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'nesbot' has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value  # once
+    return value
 
-        return VideoWriter
-    raise AttributeError(f"module 'nesbot' has no attribute {name!r}")
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from contextlib import ExitStack
 from typing import TYPE_CHECKING
 
-from nesbot import __version__
+from nesbot._version import __version__
 from nesbot.errors import NesbotError
 
 if TYPE_CHECKING:

@@ -39,6 +39,7 @@ from types import TracebackType
 from typing import Self
 
 from nesbot._core.buttons import FM2_LETTERS, describe
+from nesbot._version import __version__
 from nesbot.errors import NesbotError
 
 __all__ = [
@@ -355,8 +356,6 @@ def read_fm2(path: str | os.PathLike[str]) -> InputLog:
 def _comment_texts(
     comments: Iterable[tuple[str, str]] | Iterable[str], counts_steps: bool
 ) -> list[str]:
-    from nesbot import __version__  # here: nesbot/__init__.py imports this module
-
     texts = [
         f"{_NESBOT_KEY} {__version__}",
         f"emulator nes-py {importlib.metadata.version('nes-py')}",

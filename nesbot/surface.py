@@ -63,8 +63,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from nesbot import __version__
 from nesbot._core.surface import bellman_sweep, encode, picker_odds, surface_count
+from nesbot._version import __version__
 from nesbot.errors import NesbotError
 from nesbot.progress import Progress
 

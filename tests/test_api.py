@@ -19,6 +19,25 @@ def test_every_public_name_is_there_and_documented():
     )
 
 
+def test_importing_nesbot_or_a_workers_module_loads_no_emulator_nor_pictures():
+    """`import nesbot` and what a simulate worker imports load neither nes-py nor OpenCV nor
+    PyAV: the names that need them load them when first used."""
+    import subprocess
+    import sys
+
+    heavy = ("nes_py", "cv2", "av")
+    check = f"import sys; {{}}; print(sorted(set({heavy!r}) & set(sys.modules)))"
+    for statement in ("import nesbot", "import nesbot.stats", "from nesbot import Game"):
+        loaded = subprocess.run(
+            [sys.executable, "-c", check.format(statement)],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        assert loaded == "[]", f"{statement} loads {loaded}"
+    assert nesbot.attach.__module__ == "nesbot.player"  # and the names are there when used
+
+
 def test_the_package_is_typed():
     from pathlib import Path
 

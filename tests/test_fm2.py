@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from nesbot import __version__
+from nesbot._version import __version__
 from nesbot.errors import NesbotError
 from nesbot.fm2 import (
     FLUSH_EVERY,
