@@ -15,10 +15,10 @@ import numpy as np
 from nesbot import ram
 from nesbot._core.buttons import DOWN, LEFT, RIGHT, A, B, nes_to_pad, pad_to_nes
 from nesbot._core.game import Game
-from nesbot.emulator import AND_ONSET, PLAYABLE_FRAMES
 from nesbot.errors import NesbotWarning
 from nesbot.evaluators import Evaluator, get_evaluator
 from nesbot.planning import PlannerSettings, build_planner
+from nesbot.timing import AND_ONSET, PLAYABLE_FRAMES
 
 ALIGNED, STRADDLED = "aligned", "straddled"
 # Once reads straddle, every press is held for a second frame and released for at least one:
@@ -44,13 +44,13 @@ class Bot:
       piece's first frame polls later (its NMI draws the piece count), so a plan starts
       with that frame and the next idle.
 
-    The change comes at a known step count (nesbot.emulator.AND_ONSET): the bot sends no
+    The change comes at a known step count (nesbot.timing.AND_ONSET): the bot sends no
     new press while frames may read either way, then plays straddled. Should RAM show it
     anyway (held buttons that are the AND or the step before's, or a desync whose RAM shows
     where the simulator was one step earlier), the bot switches then and plans again.
 
     It plays correctly only between steps 24,000 and 61,000 since power-on
-    (nesbot.emulator.PLAYABLE_FRAMES) and warns once (NesbotWarning) when called outside
+    (nesbot.timing.PLAYABLE_FRAMES) and warns once (NesbotWarning) when called outside
     them: `nesbot.attach` and `nesbot play` start their games there.
     """
 

@@ -54,9 +54,9 @@ def _check_writable(path: str, what: str) -> None:
 
 
 def run_replay(args: argparse.Namespace) -> int:
-    from nesbot.emulator import ALIGNED_FRAMES
     from nesbot.fm2 import fceux_rom_md5, read_fm2
     from nesbot.replay import replay_on_emulator, replay_on_simulator
+    from nesbot.timing import ALIGNED_FRAMES
 
     log = read_fm2(args.log)
     rom = _find_rom(args)
@@ -170,9 +170,9 @@ def _from_first_piece(watch, consume: Callable) -> Callable:
 
 
 def run_verify(args: argparse.Namespace) -> int:
-    from nesbot.emulator import ALIGNED_FRAMES
     from nesbot.fm2 import fceux_rom_md5, read_fm2
     from nesbot.replay import verify
+    from nesbot.timing import ALIGNED_FRAMES
 
     log = read_fm2(args.log)
     rom = _find_rom(args)
@@ -382,7 +382,7 @@ def _check_overlay(args: argparse.Namespace, outputs: str) -> None:
 
 class _PlayProgress:
     """play's progress on stderr (nesbot.progress): the boot, counted in the ~24,000 steps
-    the menus wait for (nesbot/emulator.py: ALIGNED_FRAMES), then the game, in pieces."""
+    the menus wait for (nesbot/timing.py: ALIGNED_FRAMES), then the game, in pieces."""
 
     def __init__(self) -> None:
         from contextlib import ExitStack

@@ -17,8 +17,9 @@ import numpy as np
 
 from nesbot import ram
 from nesbot._core.buttons import DOWN, LEFT, RIGHT, START, UP, A
-from nesbot.emulator import ALIGNED_FRAMES, Emulator
+from nesbot.emulator import Emulator
 from nesbot.errors import NesbotError
+from nesbot.timing import ALIGNED_FRAMES
 
 MAX_WAIT_FRAMES = 3000  # the legal screen alone takes ~520 frames
 SEED_IDLE_FRAMES = 1000  # level-menu idle frames cycle with this period

@@ -19,7 +19,7 @@ import numpy as np
 from nesbot import ram
 from nesbot._core.pieces import KILL_SCREEN_LEVEL
 from nesbot.bot import Bot
-from nesbot.emulator import ALIGNED_FRAMES, Emulator
+from nesbot.emulator import Emulator
 from nesbot.fm2 import Fm2Writer, fceux_rom_md5
 from nesbot.menus import GameSetup, start_game
 from nesbot.nes_frames import FrameRecorder
@@ -27,6 +27,7 @@ from nesbot.overlay import SCREEN_HEIGHT, SCREEN_WIDTH, FrameInfo, Renderer
 from nesbot.pace import Pacer
 from nesbot.ppu import FrameConsumer, FrameJoiner, WholeFrames
 from nesbot.rom import Rom
+from nesbot.timing import ALIGNED_FRAMES
 from nesbot.watch import GameWatch
 
 if TYPE_CHECKING:

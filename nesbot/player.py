@@ -29,7 +29,7 @@ from nes_py import NESEnv
 
 from nesbot import ram
 from nesbot.bot import Bot
-from nesbot.emulator import NMI_CROSSING_START, copy_screen, power_cycle
+from nesbot.emulator import copy_screen, power_cycle
 from nesbot.errors import NesbotError, NesbotWarning
 from nesbot.evaluators import Evaluator, get_evaluator
 from nesbot.menus import GameSetup, game_inputs
@@ -38,6 +38,7 @@ from nesbot.planning import PlannerSettings
 from nesbot.play import GameResult, game_result, summary
 from nesbot.ppu import PPU_MASK_COPY, FrameJoiner, PpuClock
 from nesbot.rom import Rom, validate_rom
+from nesbot.timing import NMI_CROSSING_START
 from nesbot.watch import GameWatch
 
 Stage = Literal["menus", "game", "over"]

@@ -18,11 +18,12 @@ from typing import IO
 from nesbot import ram
 from nesbot._core.buttons import DOWN, LEFT, RIGHT, SELECT, START, A, B
 from nesbot._core.game import Game
-from nesbot.emulator import ALIGNED_FRAMES, Emulator
+from nesbot.emulator import Emulator
 from nesbot.errors import NesbotError
 from nesbot.fm2 import InputLog
 from nesbot.nes_frames import Conflict, ConflictError, LogSteps, log_steps
 from nesbot.rom import Rom
+from nesbot.timing import ALIGNED_FRAMES
 
 OnConflict = Callable[[Conflict], None]
 

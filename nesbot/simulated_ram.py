@@ -14,7 +14,7 @@ import numpy as np
 
 from nesbot import ram
 from nesbot._core.game import Game
-from nesbot.emulator import ALIGNED_FRAMES
+from nesbot.timing import ALIGNED_FRAMES
 
 Policy = Callable[[np.ndarray, int], int]  # (RAM, steps since power-on) -> buttons
 

@@ -27,7 +27,7 @@ def test_importing_nesbot_or_a_workers_module_loads_no_emulator_nor_pictures():
 
     heavy = ("nes_py", "cv2", "av")
     check = f"import sys; {{}}; print(sorted(set({heavy!r}) & set(sys.modules)))"
-    for statement in ("import nesbot", "import nesbot.stats", "from nesbot import Game"):
+    for statement in ("import nesbot", "import nesbot.stats", "from nesbot import Game, Bot"):
         loaded = subprocess.run(
             [sys.executable, "-c", check.format(statement)],
             capture_output=True,

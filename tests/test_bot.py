@@ -10,8 +10,8 @@ from nesbot import ram
 from nesbot._core.buttons import DOWN, LEFT, RIGHT, A, B
 from nesbot._core.game import Game
 from nesbot.bot import STRADDLED, Bot, _hold_presses, _lock_place
-from nesbot.emulator import AND_ONSET
 from nesbot.evaluators import EVALUATORS
+from nesbot.timing import AND_ONSET
 
 PLAY_KEYS = {
     "score",

@@ -3,7 +3,7 @@ wrong idea of when a button takes effect."""
 
 from nesbot import ram
 from nesbot._core.buttons import LEFT, START
-from nesbot.emulator import ALIGNED_FRAMES
+from nesbot.timing import ALIGNED_FRAMES
 
 
 def test_aligned_step_is_one_whole_frame(emulator, new_game):

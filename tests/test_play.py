@@ -18,10 +18,10 @@ import pytest
 from nesbot import play as play_module
 from nesbot import ram
 from nesbot.bot import Bot
-from nesbot.emulator import ALIGNED_FRAMES
 from nesbot.fm2 import read_fm2
 from nesbot.menus import GameSetup
 from nesbot.play import Outputs, play
+from nesbot.timing import ALIGNED_FRAMES
 from nesbot.video import probe_video
 
 
