@@ -1,9 +1,11 @@
-"""Planner speed and determinism: the bot plans every piece of simulated level-19 games.
+"""Planner speed and determinism: the bot plans every piece of simulated games (level 19
+unless told).
 
 The bot reads the simulated game through the RAM map as it reads the ROM
 (nesbot.simulated_ram), so the times are the bot's own plans. Prints plan time percentiles
 (one core), nodes searched, and a fingerprint of all decisions: the same code gives the same
-fingerprint on every machine.
+fingerprint on every machine. tests/test_planner_fingerprints.py pins the fingerprints of
+short runs in each mode, so a change that means to keep the decisions is checked to.
 """
 
 import argparse
@@ -33,10 +35,25 @@ class RecordingBot(Bot):
         self.nodes.append(self.planner.nodes_searched)
 
 
+def play_games(
+    settings: PlannerSettings, evaluator: str | None, games: int, frames: int, level: int = 19
+) -> RecordingBot:
+    """The bot after planning every piece of `games` simulated games of `frames` frames."""
+    bot = RecordingBot(get_evaluator(evaluator, reaction=settings.reaction), settings)
+    for seed in range(1, games + 1):
+        run_policy(bot, Game.start(level, nes_rng(seed * 977), seed, seed), frames)
+    return bot
+
+
+def fingerprint(bot: RecordingBot) -> str:
+    return bot.digest.hexdigest()[:16]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--frames", type=int, default=9000, help="frames per game (9000)")
     parser.add_argument("--games", type=int, default=2)
+    parser.add_argument("--level", type=int, default=19)
     parser.add_argument("--tap-hz", type=int, default=30)
     parser.add_argument("--lookahead", type=int, default=DEFAULT_LOOKAHEAD)
     parser.add_argument("--reaction", type=int, default=0)
@@ -56,9 +73,7 @@ def main() -> None:
         premove=args.premove,
         hedge=args.hedge,
     )
-    bot = RecordingBot(get_evaluator(args.evaluator, reaction=args.reaction), settings)
-    for seed in range(1, args.games + 1):
-        run_policy(bot, Game.start(19, nes_rng(seed * 977), seed, seed), args.frames)
+    bot = play_games(settings, args.evaluator, args.games, args.frames, args.level)
     ms = np.array(bot.plan_seconds) * 1000
     print(f"settings {settings}")
     print(f"pieces planned {len(ms)}")
@@ -67,7 +82,7 @@ def main() -> None:
         f"max {ms.max():.2f}"
     )
     print(f"nodes per plan  mean {np.mean(bot.nodes):,.0f}")
-    print(f"fingerprint {bot.digest.hexdigest()[:16]}")
+    print(f"fingerprint {fingerprint(bot)}")
 
 
 if __name__ == "__main__":

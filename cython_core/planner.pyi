@@ -1,29 +1,12 @@
-"""Type stubs for nesbot._core.search (a Cython extension module)."""
+"""Type stubs for nesbot._core.planner (a Cython extension module)."""
 
-from typing import Any, Self
+from typing import Any
 
 from typing_extensions import disjoint_base
 
 from nesbot._core.game import Game
 
 _Plan = tuple[bytes, int, int, int, float]  # pads, x, y, orientation, value
-
-@disjoint_base
-class Searcher:
-    def __new__(
-        cls,
-        tap_interval: int = 2,
-        shift_and_rotate: bool = True,
-        hold_shift: bool = False,
-        soft_drop: bool = False,
-        one_button: bool = False,
-    ) -> Self: ...
-    def placements_of(self, game: Game) -> list[tuple[int, int, int, bytes]]: ...
-    def plain_placements_of(self, game: Game) -> list[tuple[int, int, int]]: ...
-    @property
-    def truncated_last(self) -> bool: ...
-    @property
-    def nodes_last(self) -> int: ...
 
 @disjoint_base
 class Planner:

@@ -1,86 +1,10 @@
-# Move generation: breadth-first search over per-frame gamepad states, advanced only
-# through rules.piece_frame (the shared frame step), and the two-piece search chain.
-from libc.stdint cimport int8_t, int32_t, uint8_t, uint16_t, uint32_t, uint64_t
+# The planner: the search chain judged by the evaluator, the lookahead, and the reaction's
+# blind play (nesbot._core.planner).
+from libc.stdint cimport uint8_t
 from nesbot._core.board cimport Board
 from nesbot._core.evaluate cimport Verdict, Weights
+from nesbot._core.moves cimport PLAIN_PATH_MAX, Searcher
 from nesbot._core.rules cimport Game as GameC, Piece
-
-ctypedef struct InputModel:
-    uint8_t tap_interval     # frames between presses of one button: 2 = 30 Hz ... 6 = 10 Hz
-    bint shift_and_rotate    # Left/Right and A/B may be newly pressed on the same frame
-    bint hold_shift          # Left/Right may stay held (DAS auto-shift)
-    bint soft_drop           # Down may be held (soft drop)
-    bint one_button          # at most one of L, R, A, B down per frame (meatfighter's model)
-
-ctypedef struct Node:
-    # One gamepad state on one frame: the piece after the frame, and the buttons of it.
-    Piece piece
-    uint8_t pad              # buttons of this frame (they are next frame's "held")
-    uint8_t wait[4]          # frames until Left, Right, A, B may be newly pressed again
-    int32_t parent           # index of the previous frame's node, -1 for the root
-    uint16_t frames          # input frames from the root
-
-ctypedef struct Slot:
-    # One visited-set entry; the key is stored so a probe never touches the node array.
-    uint64_t key
-    uint32_t stamp
-
-ctypedef struct Placement:
-    # A reachable lock: where the piece locks, and the node whose child locks it.
-    int8_t x
-    int8_t y
-    uint8_t orientation
-    int32_t node             # the last unlocked frame; pad `final_pad` on top of it locks;
-                             # -1: a plain path's placement (write_pads runs it again)
-    uint8_t final_pad
-    uint16_t frames          # input frames including the locking one
-    uint8_t hold_down_points # soft-drop steps at the lock (points, see rules)
-
-cdef class Searcher:
-    cdef InputModel model
-    cdef Node* nodes                 # BFS queue and predecessor tree; capacity `capacity`
-    cdef int32_t capacity
-    cdef int32_t count
-    cdef Slot* slots                 # open-addressing visited set over node keys
-    cdef uint32_t slot_mask          # slots in use - 1: grows with the search, <= max_slots
-    cdef uint32_t max_slots          # allocated slots, a power of two >= 2 * capacity
-    cdef uint32_t stamp              # a slot is used iff its stamp equals this (O(1) reset)
-    cdef Placement* placements
-    cdef int32_t placement_count
-    cdef uint64_t* placement_keys    # (x, y, orientation) already found, for dedup
-    cdef bint truncated              # the node capacity ran out (plain paths were added)
-    cdef Board origin_board          # what the plain placements (node -1) start from
-    cdef Piece origin
-    cdef uint8_t origin_held
-    cdef uint8_t origin_level
-    cdef uint32_t _slot_of(self, uint64_t key) noexcept nogil
-    cdef bint _visit(self, const Node* n) noexcept nogil
-    cdef void _clear_placements(self) noexcept nogil
-    cdef void _reset_slots(self, uint32_t size) noexcept nogil
-    cdef void _record(self, const Node* parent, int32_t parent_index, const Piece* locked,
-                      uint8_t pad) noexcept nogil
-    cdef void search(self, const Board* board, const Piece* start, uint8_t held,
-                     uint8_t level) noexcept nogil
-    cdef void search_plain(self, const Board* board, const Piece* start,
-                           uint8_t level) noexcept nogil
-    cdef void _add_plain(self, const Board* board, const Piece* start, uint8_t held,
-                         uint8_t level) noexcept nogil
-    cdef void write_pads(self, const Placement* p, uint8_t* out) noexcept nogil
-    cdef bytes placement_pads(self, const Placement* p)
-
-
-# The plain way from `start` to (x, orientation): each frame, press the rotation (A or B,
-# whichever needs fewer turns) and the shift toward x as soon as the input model allows,
-# then nothing (or Down held, with `finish_down`) until the lock. Writes the pads of every
-# frame, the locking one last, to `pads` (if not NULL, room for PLAIN_PATH_MAX) and the
-# locked piece to `locked`. Returns the frame count, or -1 if a rotation or shift is
-# blocked, the piece locks before it gets there, or the path would exceed PLAIN_PATH_MAX.
-cdef enum:
-    PLAIN_PATH_MAX = 2048     # level 0: 48 frames a row, about 1,000 frames to the floor
-cdef int plain_path(const Board* board, const Piece* start, uint8_t held, uint8_t level,
-                    const InputModel* model, int8_t x, uint8_t orientation, bint finish_down,
-                    uint8_t* pads, Piece* locked) noexcept nogil
-
 
 cdef enum:
     MAX_WIDTH = 32                   # most candidates the lookahead may re-judge

@@ -1,18 +1,12 @@
-"""Where nes-py's picture processing unit is when a step ends, and whole pictures from it.
+"""Whole pictures from nes-py's screen, which a step leaves torn.
 
-nes-py draws the screen buffer pixel by pixel as its PPU renders, and a step (29,781 CPU
-cycles, 89,343 PPU dots) ends wherever the PPU then is: in the game's whole-frame window
-that is in the middle of the picture. So the buffer after a step holds the frame being
-drawn above that point and the frame before below it. The frame is whole once the next
-step has drawn the rest: `whole_picture` joins the two buffers at the point where the first
-step ended.
-
-`PpuClock` follows that point from power-on by counting dots. A frame is 262 lines of 341
-dots, except that the PPU skips a dot of every other frame while rendering is on (nes-py
-does so too), so the clock needs to know, frame by frame, whether the game has rendering
-on: it reads the game's copy of the PPU's mask register ($00FE, which the ROM writes
-together with the register) after each step. tests/test_ppu.py checks the split it gives
-against every Tetris flash of real games, scanline for scanline.
+nes-py draws the screen buffer pixel by pixel as its PPU renders, and a step ends wherever
+the PPU then is (nesbot.timing.PpuClock): in the game's whole-frame window that is in the
+middle of the picture. So the buffer after a step holds the frame being drawn above that
+point and the frame before below it. The frame is whole once the next step has drawn the
+rest: `whole_picture` joins the two buffers at the point where the first step ended.
+tests/test_ppu.py checks the split against every Tetris flash of real games, scanline for
+scanline.
 
 What it costs: the screen copied each step (nes-py's C copy, about 40 us) and the join
 (about 7 us), and pictures one step late: a video's last picture is the frame before the
@@ -20,78 +14,15 @@ last step's, whose bottom nes-py has not drawn yet.
 """
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from nesbot.timing import HEIGHT, PIXELS, WIDTH
+
 if TYPE_CHECKING:
     from nesbot.emulator import Emulator
     from nesbot.overlay import FrameInfo
-
-DOTS_PER_STEP = 3 * 29_781  # nes-py runs 29,781 CPU cycles a step, 3 PPU dots each
-DOTS_PER_LINE = 341
-FRAME_DOTS = 262 * DOTS_PER_LINE  # pre-render line, 240 visible, post-render, 20 of vblank
-# The vertical blank (and the NMI) starts on dot 1 of line 241, after the pre-render line,
-# 240 visible lines and the post-render line (one dot less on a short frame).
-VBLANK_DOT = DOTS_PER_LINE + 241 * DOTS_PER_LINE + 1
-WIDTH, HEIGHT = 256, 240
-PIXELS = WIDTH * HEIGHT
-PPU_MASK_COPY = 0x00FE  # the ROM's copy of PPUMASK (currentPpuMask)
-RENDERING = 0x18  # PPUMASK: background and sprites shown
-
-
-@dataclass
-class PpuClock:
-    """The PPU's place in its frame when the last step ended, counted from power-on.
-
-    `dot`: dots since the start of the current frame's pre-render line (the first line of
-    a frame in nes-py's pipeline). `odd`: the current frame is an odd one. `short`: its
-    pre-render line was a dot short (an odd frame with rendering on). `vblanks`: the
-    vertical blanks begun since power-on (each starts an NMI, when the game has them on);
-    `since_vblank`: dots from the start of the last one to the step's end.
-    """
-
-    dot: int = 0
-    odd: bool = False
-    short: bool = False
-    vblanks: int = 0
-    since_vblank: int = 0
-    _frame_start: int = 0  # dots from power-on to the current frame's first dot
-
-    def step(self, ppu_mask: int) -> None:
-        """Advance one step; `ppu_mask` is RAM's PPU_MASK_COPY after the step."""
-        start = self._frame_start + self.dot
-        end = start + DOTS_PER_STEP
-        self.since_vblank += DOTS_PER_STEP
-        while True:
-            vblank = self._frame_start + VBLANK_DOT - self.short
-            if start < vblank <= end:
-                self.vblanks += 1
-                self.since_vblank = end - vblank
-            frame_end = self._frame_start + FRAME_DOTS - self.short
-            if frame_end > end:
-                break
-            self._frame_start = frame_end
-            self.odd = not self.odd
-            # The ROM changes the mask just after an NMI, before the next pre-render line,
-            # and the RAM after this step shows it: so it is the new frame's.
-            self.short = self.odd and ppu_mask & RENDERING == RENDERING
-        self.dot = end - self._frame_start
-
-    @property
-    def drawn(self) -> int:
-        """Pixels of the current frame drawn so far, in raster order (0 to 61,440)."""
-        # Pixel (x, y) is drawn on dot x + 1 of visible line y, which follows the pre-render
-        # line; the dots past 256 of a line are the horizontal blank.
-        past = self.dot - (DOTS_PER_LINE - self.short) - 1
-        if past <= 0:
-            return 0
-        line, column = divmod(past, DOTS_PER_LINE)
-        return min(line * WIDTH + min(column, WIDTH), PIXELS)
-
-    def copy(self) -> "PpuClock":
-        return replace(self)
 
 
 def whole_picture(

@@ -1,0 +1,364 @@
+"""Move search: every placement a piece can reach, with the button byte of each frame.
+
+A node is a gamepad state on one frame: the piece after the frame (x, y, orientation, fall
+timer, DAS and soft-drop counters) plus the buttons of that frame and, per button, how long
+until it may be pressed again. Its children are the button bytes the input model allows on
+the next frame, each advanced through rules.piece_frame, the same frame step the simulator
+uses. A child whose frame locks the piece is a placement. The search is breadth-first with
+a visited set keyed on the whole node state, so the first path found to each lock is one
+with the fewest frames, and ties resolve in a fixed order (deterministic).
+"""
+from libc.stdint cimport int8_t, int32_t, uint8_t, uint16_t, uint32_t, uint64_t
+from libc.stdlib cimport calloc, free, malloc
+from libc.string cimport memset
+
+from nesbot._core.board cimport Board
+from nesbot._core.buttons cimport BTN_A, BTN_B, BTN_DOWN, BTN_LEFT, BTN_RIGHT
+from nesbot._core.game cimport Game
+from nesbot._core.pieces cimport NES_ROTATE_A, NES_ROTATE_B
+from nesbot._core.rules cimport Piece, piece_frame
+
+cdef enum:
+    PLACEMENT_CAPACITY = 1024
+    PLACEMENT_HASH = 4096
+    INITIAL_SLOTS = 4096     # visited-set size a search starts with (64 KiB, in L2)
+
+cdef uint64_t EMPTY_KEY = <uint64_t>-1   # placement_keys slots are memset to 0xFF
+cdef uint8_t PRESSABLE = BTN_LEFT | BTN_RIGHT | BTN_A | BTN_B
+
+cdef uint8_t[4] BUTTONS = [BTN_LEFT, BTN_RIGHT, BTN_A, BTN_B]   # the order of Node.wait
+
+
+cdef inline uint64_t node_key(const Node* n) noexcept nogil:
+    # Everything that decides the future of the node (hold_down_points only decides points),
+    # each field in as many bits as its range needs, so distinct states never share a key:
+    # x + 2 and y + 2 (a piece's origin stays in columns -2..11, rows -2..21): 5 bits each;
+    # orientation 0-18: 5; fall_timer, soft, pad: 8 each; das 0-16: 5; four waits of
+    # 0..tap_interval - 1 <= 5: 3 bits each. 56 bits in all.
+    return (<uint64_t>(<uint8_t>(n.piece.x + 2))
+            | (<uint64_t>(<uint8_t>(n.piece.y + 2)) << 5)
+            | (<uint64_t>n.piece.orientation << 10)
+            | (<uint64_t>n.piece.fall_timer << 15)
+            | (<uint64_t>n.piece.das << 23)
+            | (<uint64_t>n.piece.soft << 28)
+            | (<uint64_t>n.pad << 36)
+            | (<uint64_t>(n.wait[0] | (n.wait[1] << 3) | (n.wait[2] << 6) | (n.wait[3] << 9))
+               << 44))
+
+
+cdef inline uint32_t mix(uint64_t key) noexcept nogil:
+    key ^= key >> 33
+    key *= <uint64_t>0xFF51AFD7ED558CCDULL
+    key ^= key >> 33
+    return <uint32_t>key
+
+
+cdef class Searcher:
+    """Breadth-first search over gamepad states for one piece at a time (buffers reused)."""
+
+    def __cinit__(self, int tap_interval=2, bint shift_and_rotate=True, bint hold_shift=False,
+                  bint soft_drop=False, bint one_button=False, int capacity=1 << 20):
+        if not 1 <= tap_interval <= 6:
+            raise ValueError(f"tap_interval {tap_interval} is outside 1-6 frames")
+        self.model.tap_interval = tap_interval
+        self.model.shift_and_rotate = shift_and_rotate
+        self.model.hold_shift = hold_shift
+        self.model.soft_drop = soft_drop
+        self.model.one_button = one_button
+        self.capacity = capacity
+        slots = 1
+        while slots < 2 * capacity:
+            slots <<= 1
+        self.max_slots = slots
+        self.nodes = <Node*>malloc(capacity * sizeof(Node))
+        self.slots = <Slot*>calloc(slots, sizeof(Slot))   # stamp 0: empty; pages lazily
+        self.placements = <Placement*>malloc(PLACEMENT_CAPACITY * sizeof(Placement))
+        self.placement_keys = <uint64_t*>malloc(PLACEMENT_HASH * sizeof(uint64_t))
+        if not (self.nodes and self.slots and self.placements and self.placement_keys):
+            raise MemoryError()
+        self.stamp = 0
+
+    def __dealloc__(self):
+        free(self.nodes)
+        free(self.slots)
+        free(self.placements)
+        free(self.placement_keys)
+
+    cdef void _reset_slots(self, uint32_t size) noexcept nogil:
+        """Empty the visited set and use `size` slots of it (a power of two)."""
+        self.stamp += 1
+        if self.stamp == 0:   # wrapped: clear the stamps once every 4 billion resets
+            memset(self.slots, 0, self.max_slots * sizeof(Slot))
+            self.stamp = 1
+        self.slot_mask = size - 1
+
+    cdef uint32_t _slot_of(self, uint64_t key) noexcept nogil:
+        """The slot holding `key`, or the free slot where it belongs."""
+        cdef uint32_t slot = mix(key) & self.slot_mask
+        while self.slots[slot].stamp == self.stamp and self.slots[slot].key != key:
+            slot = (slot + 1) & self.slot_mask
+        return slot
+
+    cdef bint _visit(self, const Node* n) noexcept nogil:
+        """Add the node if its state is new; False if seen before or out of room.
+
+        The set starts small, so that a typical search of a few thousand nodes probes a
+        table that stays in cache, and doubles (rehashing every node) at half load.
+        """
+        cdef uint64_t key = node_key(n)
+        cdef uint32_t slot = self._slot_of(key)
+        cdef int32_t i
+        if self.slots[slot].stamp == self.stamp:
+            return False
+        if self.count >= self.capacity:
+            self.truncated = True
+            return False
+        self.slots[slot].stamp = self.stamp
+        self.slots[slot].key = key
+        self.nodes[self.count] = n[0]
+        self.count += 1
+        if 2 * <uint32_t>self.count > self.slot_mask and self.slot_mask + 1 < self.max_slots:
+            self._reset_slots(2 * (self.slot_mask + 1))
+            for i in range(self.count):
+                key = node_key(&self.nodes[i])
+                slot = self._slot_of(key)
+                self.slots[slot].stamp = self.stamp
+                self.slots[slot].key = key
+        return True
+
+    cdef void _clear_placements(self) noexcept nogil:
+        """Forget the last search: no nodes, no placements."""
+        self.count = 0
+        self.placement_count = 0
+        self.truncated = False
+        memset(self.placement_keys, 0xFF, PLACEMENT_HASH * sizeof(uint64_t))
+
+    cdef void _record(self, const Node* parent, int32_t parent_index, const Piece* locked,
+                      uint8_t pad) noexcept nogil:
+        cdef uint64_t key = (<uint64_t>(<uint8_t>locked.x)
+                             | (<uint64_t>(<uint8_t>(locked.y + 2)) << 8)
+                             | (<uint64_t>locked.orientation << 16))
+        cdef uint32_t slot = mix(key) & (PLACEMENT_HASH - 1)
+        cdef Placement* p
+        while self.placement_keys[slot] != EMPTY_KEY:
+            if self.placement_keys[slot] == key:
+                return
+            slot = (slot + 1) & (PLACEMENT_HASH - 1)
+        if self.placement_count >= PLACEMENT_CAPACITY:
+            return
+        self.placement_keys[slot] = key
+        p = &self.placements[self.placement_count]
+        p.x = locked.x
+        p.y = locked.y
+        p.orientation = locked.orientation
+        p.node = parent_index
+        p.final_pad = pad
+        p.frames = parent.frames + 1
+        p.hold_down_points = locked.hold_down_points
+        self.placement_count += 1
+
+    cdef void search(self, const Board* board, const Piece* start, uint8_t held,
+                     uint8_t level) noexcept nogil:
+        cdef Node root, child
+        cdef Node* node
+        cdef int32_t i
+        cdef int h, r, d, k, hi, ri
+        cdef uint8_t pad, newly, press
+        cdef uint8_t horizontals[3]
+        cdef uint8_t rotations[3]
+        cdef int nh, nr
+        cdef uint8_t k_wait = self.model.tap_interval - 1
+        self._reset_slots(INITIAL_SLOTS)
+        self._clear_placements()
+        root.piece = start[0]
+        root.pad = held
+        for k in range(4):
+            # a button held at the root may have been pressed on the frame before
+            root.wait[k] = k_wait if held & BUTTONS[k] else 0
+        root.parent = -1
+        root.frames = 0
+        self._visit(&root)
+        i = 0
+        while i < self.count:
+            node = &self.nodes[i]
+            nh = 1
+            horizontals[0] = 0
+            for k in range(2):
+                if (node.pad & BUTTONS[k]) and self.model.hold_shift:
+                    horizontals[nh] = BUTTONS[k]
+                    nh += 1
+                elif not (node.pad & BUTTONS[k]) and node.wait[k] == 0:
+                    horizontals[nh] = BUTTONS[k]
+                    nh += 1
+            nr = 1
+            rotations[0] = 0
+            for k in range(2, 4):
+                if not (node.pad & BUTTONS[k]) and node.wait[k] == 0:
+                    rotations[nr] = BUTTONS[k]
+                    nr += 1
+            for hi in range(nh):
+                for ri in range(nr):
+                    if horizontals[hi] and rotations[ri] and (
+                            self.model.one_button or not self.model.shift_and_rotate):
+                        continue
+                    for d in range(2 if self.model.soft_drop else 1):
+                        pad = horizontals[hi] | rotations[ri] | (BTN_DOWN if d else 0)
+                        newly = pad & ~node.pad
+                        child.piece = node.piece
+                        if piece_frame(&child.piece, board, level, newly, pad):
+                            self._record(node, i, &child.piece, pad)
+                            continue
+                        child.pad = pad
+                        for k in range(4):
+                            press = newly & BUTTONS[k]
+                            if press or (self.model.one_button and newly & PRESSABLE):
+                                child.wait[k] = k_wait   # one_button: any press blocks all
+                            elif node.wait[k]:
+                                child.wait[k] = node.wait[k] - 1
+                            else:
+                                child.wait[k] = 0
+                        child.parent = i
+                        child.frames = node.frames + 1
+                        self._visit(&child)
+            i += 1
+        if self.truncated:
+            # Out of node capacity (slow taps at low levels have millions of states): the
+            # placements plain paths reach are still moves, whatever the search missed.
+            self._add_plain(board, start, held, level)
+
+    cdef void search_plain(self, const Board* board, const Piece* start,
+                           uint8_t level) noexcept nogil:
+        """The placements plain paths reach (plain_path to every orientation and column),
+        with no buttons held at the start; a subset of what search() finds, for the
+        pieces after the current one."""
+        self._clear_placements()
+        self._add_plain(board, start, 0, level)
+
+    cdef void _add_plain(self, const Board* board, const Piece* start, uint8_t held,
+                         uint8_t level) noexcept nogil:
+        """Record every placement a plain path reaches that is not recorded yet (node -1:
+        write_pads runs its plain path again)."""
+        cdef Piece locked
+        cdef Node root
+        cdef int8_t x
+        cdef uint8_t o = start.orientation
+        cdef int turns, frames
+        self.origin_board = board[0]
+        self.origin = start[0]
+        self.origin_held = held
+        self.origin_level = level
+        root.frames = 0
+        for turns in range(4):
+            for x in range(-2, 12):
+                frames = plain_path(board, start, held, level, &self.model, x, o, False,
+                                    NULL, &locked)
+                if frames > 0:
+                    root.frames = frames - 1
+                    self._record(&root, -1, &locked, 0)
+            o = NES_ROTATE_A[o]
+            if o == start.orientation:
+                break
+
+    cdef void write_pads(self, const Placement* p, uint8_t* out) noexcept nogil:
+        """The button byte of every frame of a placement's path, the locking frame last,
+        into out[0 .. p.frames - 1]."""
+        cdef int32_t index = p.node
+        cdef int k = p.frames - 1
+        cdef Piece locked
+        if index < 0:
+            plain_path(&self.origin_board, &self.origin, self.origin_held, self.origin_level,
+                       &self.model, p.x, p.orientation, False, out, &locked)
+            return
+        out[k] = p.final_pad
+        while index > 0:   # the root (index 0) is the state before the first frame
+            k -= 1
+            out[k] = self.nodes[index].pad
+            index = self.nodes[index].parent
+
+    cdef bytes placement_pads(self, const Placement* p):
+        cdef bytearray pads = bytearray(p.frames)
+        self.write_pads(p, <uint8_t*><char*>pads)
+        return bytes(pads)
+
+    def placements_of(self, Game game not None):
+        """Every placement of the game's active piece: [(x, y, orientation, pads)]."""
+        cdef Placement* p
+        self.search(&game.g.board, &game.g.piece, game.g.held, game.g.level)
+        found = []
+        for k in range(self.placement_count):
+            p = &self.placements[k]
+            found.append((p.x, p.y, p.orientation, self.placement_pads(p)))
+        return found
+
+    def plain_placements_of(self, Game game not None):
+        """The placements plain paths reach from the game's piece (what the two-piece chain
+        uses for the next piece): [(x, y, orientation)]."""
+        self.search_plain(&game.g.board, &game.g.piece, game.g.level)
+        return [(self.placements[k].x, self.placements[k].y, self.placements[k].orientation)
+                for k in range(self.placement_count)]
+
+    @property
+    def truncated_last(self) -> bool:
+        return self.truncated
+
+    @property
+    def nodes_last(self) -> int:
+        return self.count
+
+
+cdef int plain_path(const Board* board, const Piece* start, uint8_t held, uint8_t level,
+                    const InputModel* model, int8_t x, uint8_t orientation, bint finish_down,
+                    uint8_t* pads, Piece* locked) noexcept nogil:
+    cdef Piece p = start[0]
+    cdef int turns_a = 0, turns_b = 0, frame = 0, k
+    cdef int last[4]                 # frame of the last press of Left, Right, A, B
+    cdef int last_any = -model.tap_interval
+    cdef uint8_t o = start.orientation
+    cdef uint8_t rotate, shift, pad, prev = held
+    cdef int8_t x0
+    cdef uint8_t o0
+    cdef bint combine = model.shift_and_rotate and not model.one_button
+    while o != orientation and turns_a < 4:
+        o = NES_ROTATE_A[o]
+        turns_a += 1
+    if turns_a == 4:
+        return -1                    # not an orientation of this piece
+    o = start.orientation
+    while o != orientation:
+        o = NES_ROTATE_B[o]
+        turns_b += 1
+    rotate = BTN_A if turns_a <= turns_b else BTN_B
+    for k in range(4):
+        last[k] = -1 if held & BUTTONS[k] else -model.tap_interval
+    while frame < PLAIN_PATH_MAX:
+        pad = 0
+        if not model.one_button or frame - last_any >= model.tap_interval:
+            if p.orientation != orientation and frame - last[2 if rotate == BTN_A else 3] \
+                    >= model.tap_interval:
+                pad = rotate
+            shift = BTN_LEFT if x < p.x else BTN_RIGHT if x > p.x else 0
+            if shift and frame - last[0 if shift == BTN_LEFT else 1] >= model.tap_interval \
+                    and (combine or not pad):
+                pad |= shift
+        if finish_down and not pad and p.orientation == orientation and p.x == x:
+            pad = BTN_DOWN           # held from here on: soft drop to the lock
+        for k in range(4):
+            if pad & BUTTONS[k]:
+                last[k] = frame
+                last_any = frame
+        x0 = p.x
+        o0 = p.orientation
+        if pads != NULL:
+            pads[frame] = pad
+        frame += 1
+        if piece_frame(&p, board, level, pad & ~prev, pad):
+            if p.orientation != orientation or p.x != x:
+                return -1
+            locked[0] = p
+            return frame
+        if (pad & (BTN_LEFT | BTN_RIGHT) and p.x == x0) or (pad & rotate and p.orientation == o0):
+            return -1                # blocked: the plain way does not get there
+        prev = pad
+    return -1
+
+

@@ -1,0 +1,3 @@
+"""Type stubs for nesbot._core.rules (a Cython extension module)."""
+
+def piece_odds() -> list[list[float]]: ...

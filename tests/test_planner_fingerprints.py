@@ -1,0 +1,69 @@
+"""The planner's decisions, pinned: scripts/bench_planner.py's fingerprint of every plan in
+a short simulated game, in each of the planner's modes.
+
+A change meant to keep the bot's decisions (a refactor, a speed-up) must keep these; one
+that means to change them updates the table and says why in its commit.
+"""
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+from nesbot.planning import PlannerSettings
+
+BENCH = Path(__file__).parents[1] / "scripts" / "bench_planner.py"
+FRAMES = 3000
+
+# mode: (settings, level, frames, fingerprint, plans)
+PINNED = {
+    "defaults": (PlannerSettings(), 19, FRAMES, "a7017a7bb84957e3", 67),
+    "--reaction 18": (PlannerSettings(reaction=18), 19, FRAMES, "47d5c667bca3057b", 143),
+    "--reaction 18 --no-hedge": (
+        PlannerSettings(reaction=18, hedge=False),
+        19,
+        FRAMES,
+        "461d784459351df9",
+        143,
+    ),
+    # Six plans a blind piece: half the frames keep it as quick as the others.
+    "--reaction 18 --premove 2": (
+        PlannerSettings(reaction=18, premove=2),
+        19,
+        FRAMES // 2,
+        "14a255c31af85e16",
+        74,
+    ),
+    "--level 29": (PlannerSettings(), 29, FRAMES, "5acc9f6f0c658ff6", 98),
+    "--level 29 --reaction 18": (
+        PlannerSettings(reaction=18),
+        29,
+        FRAMES,
+        "b91c279f63d9bde7",
+        108,
+    ),
+    "--lookahead 1 --next-search search": (
+        PlannerSettings(lookahead=1, next_search="search"),
+        19,
+        FRAMES,
+        "f945b5e958666062",
+        69,
+    ),
+    "--lookahead 0": (PlannerSettings(lookahead=0), 19, FRAMES, "ffbdabe4feec4464", 66),
+}
+
+
+@pytest.fixture(scope="module")
+def bench():
+    spec = importlib.util.spec_from_file_location("bench_planner", BENCH)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("mode", PINNED)
+def test_the_planner_decides_as_pinned(bench, mode):
+    settings, level, frames, expected, plans = PINNED[mode]
+    bot = bench.play_games(settings, None, games=1, frames=frames, level=level)
+    assert (bench.fingerprint(bot), len(bot.plan_seconds)) == (expected, plans)
