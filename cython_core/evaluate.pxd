@@ -69,13 +69,13 @@ cdef enum:
                                      # column 9 (the well) filled, or a filled cell above a
                                      # hole in its column (StackRabbit's guaranteed burns)
     # What the stack lets a vertical I reach at this level's gravity and the planner's tap
-    # rate (nesbot/piece_ranges.py measures the limits with the search's plain paths):
+    # rate (cython_core/piece_ranges.py measures the limits with the search's plain paths):
     F_UNREACHABLE_COLUMNS = 31       # columns a vertical I tapped from spawn cannot reach
     F_REACH_EXCESS = 32              # rows the tallest column stands above what the I must
                                      # pass on its way to the wall beyond (0: both reachable)
     # A stack built for one well, in column 9 (StackRabbit's right-well factors, its
     # src/cpp_modules/src/eval.cpp; docs/training.md). "Scare" and "safe beside" are
-    # heights per level from the piece ranges (nesbot.piece_ranges.well_heights).
+    # heights per level from the piece ranges (nesbot._core.piece_ranges.well_heights).
     F_WELL_COVERED = 33              # (column 9's height / scare)^3: the well filled
     F_HIGH_BESIDE_WELL = 34          # (column 8's height - safe beside)^2 above it: an I
                                      # must pass over column 8 to reach the well
@@ -118,7 +118,7 @@ ctypedef struct Weights:
     bint nes                         # some w[25..30] is nonzero: compute those too
     bint reach                       # some w[31..32] is nonzero: compute those too
     bint well                        # some w[33..41] is nonzero: compute those too
-    # the piece-range limits (nesbot.piece_ranges.reach_limits) for the planner's tap rate,
+    # the piece-range limits (nesbot._core.piece_ranges.reach_limits) for the planner's tap rate,
     # in rows of stack per level and column; filled only when `reach`
     signed char reach_pass[REACH_LEVELS][REACH_COLUMNS]
     signed char reach_enter[REACH_LEVELS][REACH_COLUMNS]

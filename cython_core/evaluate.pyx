@@ -30,7 +30,7 @@ The right-well features follow StackRabbit's eval.cpp (its factors for a well in
 with three differences: a hole is every covered empty cell of columns 0-8 (StackRabbit
 rates cells a tuck can still fill as part of a hole), a covered well costs the same
 whatever covers it (StackRabbit's is ten times dearer under a tuck setup), and its heights
-come from nesbot's piece ranges (nesbot.piece_ranges.well_heights).
+come from nesbot's piece ranges (nesbot._core.piece_ranges.well_heights).
 
 The Python functions take `rows` as 22 masks (rows -2..19) or 20 masks (rows 0..19, hidden
 rows empty), each 0..0x3FF, and `weights` as 17 floats (meatfighter's features; ceiling
@@ -174,9 +174,10 @@ def use_surface_table() -> None:
     cdef const uint8_t[::1] view
     if SURFACE_CODES != NULL:
         return
-    from nesbot.surface import load_surface_codes   # the package's data, read in Python
+    from nesbot._core.surface_file import read_surface_file   # the table nesbot ships
 
-    codes, scale = load_surface_codes()
+    codes, provenance = read_surface_file()
+    scale = float(provenance["scale"])
     if codes.shape[0] != 7 ** (SURFACE_COLUMNS - 1):
         raise ValueError(f"the surface table has {codes.shape[0]} values, not 7 ** 8")
     view = codes
@@ -380,7 +381,7 @@ cdef void nes_features(const Board* b, const int* heights, double safe_height,
 
 cdef void reach_features(const int* heights, const Weights* w, int level,
                          Features* out) noexcept nogil:
-    # nesbot/piece_ranges.py says why per-column limits decide reachability. Walking out
+    # cython_core/piece_ranges.py says why per-column limits decide reachability. Walking out
     # from the spawn column each way, a column is reachable while every column before it
     # on the way was passable and it is no taller than its enter limit.
     cdef int c, k, step, unreachable = 0, excess = 0
@@ -717,8 +718,8 @@ cdef int load_reach_limits(Weights* w, int tap_interval) except -1:
     """The piece-range limits of `tap_interval`, and the right-well heights made from them,
     into w (measured in Python, with the search, once per tap interval)."""
     cdef int level, c
-    # piece_ranges imports the search, which needs this module
-    from nesbot.piece_ranges import reach_limits, well_heights
+    # measured with the move search, which does not need this module
+    from nesbot._core.piece_ranges import reach_limits, well_heights
 
     passes, enters = reach_limits(tap_interval)
     scare, beside = well_heights(tap_interval)

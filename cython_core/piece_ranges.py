@@ -3,7 +3,7 @@
 A vertical I tapped from spawn (column 5) toward a wall as fast as the planner taps falls a
 few rows with every shift, so a tall enough column on its way stops it, and at level 29
 (a row a frame) much sooner than at 19. The limits below are measured with the gamepad
-search's plain paths (nesbot._core.search, which steps the one frame rule; the bot's
+search's plain paths (nesbot._core.moves, which steps the one frame rule; the bot's
 gamepad, a shift and a rotation on one frame allowed), on a board with one column built up
 at a time: no rule is written twice.
 
@@ -19,7 +19,7 @@ bound its killscreen play.
 from functools import cache
 
 from nesbot._core.game import Game
-from nesbot._core.search import Searcher
+from nesbot._core.moves import Searcher
 
 SPAWN_COLUMN = 5
 WIDTH = 10

@@ -3,7 +3,7 @@
 from typing import Any
 
 from nesbot._core.game import Game
-from nesbot._core.search import Planner
+from nesbot._core.planner import Planner
 
 def nes_rng(steps: int) -> int: ...
 def play(

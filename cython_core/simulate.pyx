@@ -24,7 +24,7 @@ from nesbot._core.rules cimport (
     game_step,
     rng_step,
 )
-from nesbot._core.search cimport Planner
+from nesbot._core.planner cimport Planner
 
 cdef enum:
     PATH_ROOM = 65536                # Placement.frames is 16 bits

@@ -2,13 +2,13 @@
 
 `nesbot play`, `simulate`, `train` and `explain` take the same planner options (--tap-hz,
 --lookahead, --reaction, --next-search); they become a PlannerSettings value, and
-`build_planner` turns it and an evaluator into a nesbot._core.search.Planner, so that the
+`build_planner` turns it and an evaluator into a nesbot._core.planner.Planner, so that the
 bot on the ROM and the simulated games always plan alike.
 """
 
 from dataclasses import dataclass
 
-from nesbot._core.search import DEEP_BRANCH_MAX, DEFAULT_DEEP_BRANCH, DEFAULT_DEEP_WIDTH, Planner
+from nesbot._core.planner import DEEP_BRANCH_MAX, DEFAULT_DEEP_BRANCH, DEFAULT_DEEP_WIDTH, Planner
 from nesbot.errors import NesbotError
 
 TAP_RATES = {30: 2, 20: 3, 15: 4, 12: 5, 10: 6}  # Hz -> frames between presses of a button

@@ -22,7 +22,7 @@ import numpy as np
 from nesbot import ram
 from nesbot._core.game import Game
 from nesbot._core.pieces import KILL_SCREEN_LEVEL
-from nesbot._core.search import Planner
+from nesbot._core.planner import Planner
 from nesbot._core.simulate import nes_rng, play
 from nesbot.errors import NesbotError
 from nesbot.evaluators import Evaluator

@@ -64,11 +64,12 @@ import numpy as np
 import numpy.typing as npt
 
 from nesbot._core.surface import bellman_sweep, encode, picker_odds, surface_count
+from nesbot._core.surface_file import SHIPPED_TABLE, read_surface_file
 from nesbot._version import __version__
 from nesbot.errors import NesbotError
 from nesbot.progress import Progress
 
-TABLE_PATH = Path(__file__).parent / "data" / "surface_table.npz"
+TABLE_PATH = SHIPPED_TABLE
 CHECKPOINT_PATH = Path("surface_table.checkpoint.npz")  # in the working directory
 SURFACE_COLUMNS = 9  # the columns left of the well
 CHECKPOINT_FORMAT = 1
@@ -369,7 +370,6 @@ def load_surface_table(path: Path = TABLE_PATH) -> SurfaceTable:
 
 def _read(path: Path) -> tuple[npt.NDArray[np.uint8], dict[str, Any]]:
     try:
-        with np.load(path, allow_pickle=False) as data:
-            return data["codes"], json.loads(str(data["provenance"]))
+        return read_surface_file(path)
     except (OSError, ValueError, KeyError) as e:
         raise NesbotError(f"cannot read surface table {path}: {e}") from None

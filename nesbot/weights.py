@@ -69,7 +69,7 @@ class Weights:
     high_stack: float = 0.0
     surface_value: float = 0.0
     burns_needed: float = 0.0
-    # The piece-range features (nesbot/piece_ranges.py): set by hand, not trained, since
+    # The piece-range features (cython_core/piece_ranges.py): set by hand, not trained, since
     # before level 29 at 30 Hz no stack the bot builds stands that tall, so training's
     # pre-29 fitness cannot see them.
     unreachable_columns: float = 0.0

@@ -43,8 +43,10 @@ def test_the_package_is_typed():
 
     package = Path(nesbot.__file__).parent
     assert (package / "py.typed").is_file()
-    for module in ("game", "search", "buttons", "pieces", "evaluate", "simulate"):
-        assert (package / "_core" / f"{module}.pyi").is_file()
+    compiled = {source.stem for source in (package / "_core").glob("*.pyx")}
+    assert {"game", "moves", "planner", "evaluate", "simulate"} <= compiled
+    for module in compiled:
+        assert (package / "_core" / f"{module}.pyi").is_file(), module
 
 
 def test_game_prints_its_board_as_explain_reads_it(tmp_path):

@@ -12,7 +12,7 @@ from nesbot._core.evaluate import (
     evaluate_trace,
 )
 from nesbot._core.game import Game
-from nesbot._core.search import Planner
+from nesbot._core.planner import Planner
 from nesbot._core.simulate import play
 from nesbot.errors import NesbotError
 from nesbot.evaluators import (

@@ -1,4 +1,4 @@
-"""What a stack lets a vertical I reach (nesbot/piece_ranges.py): the per-column limits
+"""What a stack lets a vertical I reach (cython_core/piece_ranges.py): the per-column limits
 measured with the search's plain paths decide reachability exactly, and the evaluator's
 piece-range features read them at the level's gravity and the planner's tap rate."""
 
@@ -9,8 +9,9 @@ import pytest
 
 from nesbot._core.evaluate import ALL_FEATURE_NAMES, all_features_py, evaluate_py
 from nesbot._core.game import Game
-from nesbot._core.search import Planner, Searcher
-from nesbot.piece_ranges import ANY_NEXT, I_SPAWN, I_VERTICAL, reach_limits, reachable_columns
+from nesbot._core.moves import Searcher
+from nesbot._core.piece_ranges import ANY_NEXT, I_SPAWN, I_VERTICAL, reach_limits, reachable_columns
+from nesbot._core.planner import Planner
 from nesbot.weights import MEATFIGHTER_2018
 
 

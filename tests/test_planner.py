@@ -12,9 +12,10 @@ from nesbot._core.evaluate import (
     next_spawn_blocked_py,
 )
 from nesbot._core.game import Game
+from nesbot._core.moves import Searcher
 from nesbot._core.pieces import PIECE_TYPE, SPAWN_TABLE
+from nesbot._core.planner import Planner
 from nesbot._core.rules import piece_odds
-from nesbot._core.search import Planner, Searcher
 from nesbot._core.simulate import nes_rng
 from nesbot.evaluators import EVALUATORS
 from nesbot.planning import PlannerSettings, build_planner

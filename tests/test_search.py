@@ -11,7 +11,7 @@ import pytest
 
 from nesbot._core.buttons import LEFT, RIGHT, A, B
 from nesbot._core.game import Game
-from nesbot._core.search import Searcher
+from nesbot._core.moves import Searcher
 
 GOLDEN = Path(__file__).parent / "data" / "search_golden.json"
 BUTTONS = (LEFT, RIGHT, A, B)
@@ -213,7 +213,7 @@ def test_plain_placements_are_a_subset_of_the_search(seed):
 
 @pytest.mark.parametrize("seed", range(12))
 def test_every_plan_locks_where_the_planner_says(seed):
-    from nesbot._core.search import Planner
+    from nesbot._core.planner import Planner
     from nesbot.evaluators import EVALUATORS
 
     rng = np.random.default_rng(200 + seed)

@@ -9,7 +9,7 @@ from test_cli import _assert_one_line_error, nesbot
 from test_train import local_ray  # noqa: F401 (the session's one local Ray instance)
 
 from nesbot._core.game import Game
-from nesbot._core.search import Planner
+from nesbot._core.planner import Planner
 from nesbot._core.simulate import nes_rng, play
 from nesbot.bot import Bot
 from nesbot.errors import NesbotError

@@ -6,7 +6,7 @@ from itertools import pairwise
 import pytest
 
 from nesbot._core.evaluate import ALL_FEATURE_NAMES, all_features_py
-from nesbot.piece_ranges import well_heights
+from nesbot._core.piece_ranges import well_heights
 
 LEVEL = 19
 SCARE, BESIDE = 8.5, 9.0  # level 19 at 30 Hz (the docstring of well_heights)

@@ -9,8 +9,8 @@ import numpy as np
 from nesbot import ram
 from nesbot._core.evaluate import evaluate_trace
 from nesbot._core.game import Game
+from nesbot._core.moves import Searcher
 from nesbot._core.pieces import ORIENTATION_CELLS, PIECE_NAMES, PIECE_TYPE
-from nesbot._core.search import Searcher
 from nesbot.errors import NesbotError
 from nesbot.evaluators import Evaluator
 from nesbot.planning import DEFAULT_SETTINGS, PlannerSettings, build_planner
