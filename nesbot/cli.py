@@ -137,12 +137,12 @@ def _replay_observers(
         observers.append(Pacer())
     if not (args.video or args.show):
         return tuple(observers)
-    from nesbot.ppu import WholeFrames
+    from nesbot.frames import WholeFrames
     from nesbot.watch import GameWatch
 
     scale = _scale(args)
     watch = watch or GameWatch()  # the panel's figures; a replay has no plan to outline
-    # Whole frames, one step late (nesbot.ppu), each with what the watch read for it.
+    # Whole frames, one step late (nesbot.frames), each with what the watch read for it.
     frames = WholeFrames(watch.info if args.overlay else None)
     observers[:0] = [watch, frames]  # first: the pacer waits after the picture is out
     if args.video:

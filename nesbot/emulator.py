@@ -3,7 +3,7 @@ game's frame is in nesbot/timing.py."""
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 from nes_py import NESEnv
@@ -11,7 +11,7 @@ from nes_py.nes_env import OBSERVATION_MODE_RGB_ARRAY_CONTIGUOUS
 
 from nesbot.errors import NesbotError
 from nesbot.nes_frames import step_stamp
-from nesbot.ppu import PPU_MASK_COPY, PpuClock
+from nesbot.timing import PPU_MASK_COPY, PpuClock
 
 
 class Snapshot(NamedTuple):
@@ -26,7 +26,7 @@ class Emulator:
     """A powered-on NES with the Tetris cartridge, stepped one frame at a time.
 
     `frame` counts the steps since power-on; `ppu` says where the last one ended in the
-    picture (nesbot.ppu), which makes whole pictures of two steps' screens.
+    picture (nesbot.timing.PpuClock); nesbot.frames makes whole pictures of two steps' screens.
     """
 
     def __init__(self, rom_path: Path) -> None:
@@ -118,3 +118,16 @@ def power_cycle(env: NESEnv) -> None:
     env._env.reset()
     env.ram[:] = 0
     env.done = False  # as NESEnv.reset leaves it
+
+
+def nes_env_of(env: Any, what: str = "attach") -> tuple[NESEnv, str]:
+    """The nes_py.NESEnv inside `env` (itself, or what a gymnasium wrapper wraps) and the
+    path of its ROM; NesbotError for anything else, or an env that is closed."""
+    nes = getattr(env, "unwrapped", env)
+    if not isinstance(nes, NESEnv):
+        raise NesbotError(
+            f"{what} needs a nes_py.NESEnv (or a wrapper of one), not {type(env).__name__}"
+        )
+    if getattr(nes, "_env", None) is None:
+        raise NesbotError("the env is closed")
+    return nes, nes._rom_path

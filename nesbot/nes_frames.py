@@ -6,7 +6,7 @@ docs/steps.md), so nesbot follows, step by step, which frame each of the game's 
 belongs to and which steps' buttons it read (measured with this ROM, FCEUX 2.6.5 and nes-py
 9.0.1; docs/steps.md, "FCEUX's frames"):
 
-- Frames are counted by the PPU's vertical blanks (`nesbot.ppu.PpuClock.vblanks`, from the
+- Frames are counted by the PPU's vertical blanks (`nesbot.timing.PpuClock.vblanks`, from the
   dots since power-on): the frame of vertical blank v is movie line v + `LINE_OF_VBLANK`.
 - Each vertical blank starts the game's NMI (unless the game has switched NMIs off while it
   draws a new screen), which advances the frame counter ($00B1) and then polls the pads. The
@@ -28,14 +28,14 @@ from typing import TYPE_CHECKING, Protocol
 
 from nesbot._core.buttons import nes_to_pad
 from nesbot.errors import NesbotError
-from nesbot.ppu import DOTS_PER_STEP, FRAME_DOTS
 from nesbot.ram import FRAME_COUNTER
+from nesbot.timing import DOTS_PER_STEP, FRAME_DOTS
 
 if TYPE_CHECKING:
     import numpy as np
 
     from nesbot.fm2 import InputLog
-    from nesbot.ppu import PpuClock
+    from nesbot.timing import PpuClock
 
 __all__ = [
     "LINE_OF_VBLANK",

@@ -21,11 +21,11 @@ from nesbot._core.pieces import KILL_SCREEN_LEVEL
 from nesbot.bot import Bot
 from nesbot.emulator import Emulator
 from nesbot.fm2 import Fm2Writer, fceux_rom_md5
+from nesbot.frames import FrameConsumer, FrameJoiner, WholeFrames
 from nesbot.menus import GameSetup, start_game
 from nesbot.nes_frames import FrameRecorder
 from nesbot.overlay import SCREEN_HEIGHT, SCREEN_WIDTH, FrameInfo, Renderer
 from nesbot.pace import Pacer
-from nesbot.ppu import FrameConsumer, FrameJoiner, WholeFrames
 from nesbot.rom import Rom
 from nesbot.timing import ALIGNED_FRAMES
 from nesbot.watch import GameWatch
@@ -241,7 +241,7 @@ def play(
             stack.callback(recorder.close)  # before the log closes, even on Ctrl-C
             emu.observers.append(recorder)
         watch = GameWatch(emu.ram, bot)
-        # Every picture kept or shown is a whole frame, one step late (nesbot.ppu).
+        # Every picture kept or shown is a whole frame, one step late (nesbot.frames).
         frames = WholeFrames(watch.info if outputs.overlay else None)
         consumers: list[FrameConsumer] = []
         writer = None

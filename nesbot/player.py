@@ -17,29 +17,32 @@ counter ($00B1), which the NMI advances once a frame: a loop that steps twice, s
 frames or resets the env gets a NesbotError, never a game that desyncs in silence.
 
 nes-py's screen after a step holds two frames, torn where the step ended; the player
-follows where that is (nesbot.ppu) and `whole_frame()` gives each frame of the game whole,
-one step late, with what the overlay draws on it: what a video should be made of.
+follows where that is (nesbot.timing.PpuClock) and `whole_frame()` gives each frame of the
+game whole, one step late, with what the overlay draws on it: what a video should be made
+of.
 """
 
 import warnings
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
-from nes_py import NESEnv
 
 from nesbot import ram
 from nesbot.bot import Bot
-from nesbot.emulator import copy_screen, power_cycle
+from nesbot.emulator import copy_screen, nes_env_of, power_cycle
 from nesbot.errors import NesbotError, NesbotWarning
 from nesbot.evaluators import Evaluator, get_evaluator
+from nesbot.frames import FrameJoiner
 from nesbot.menus import GameSetup, game_inputs
 from nesbot.overlay import FrameInfo
 from nesbot.planning import PlannerSettings
 from nesbot.play import GameResult, game_result, summary
-from nesbot.ppu import PPU_MASK_COPY, FrameJoiner, PpuClock
 from nesbot.rom import Rom, validate_rom
-from nesbot.timing import NMI_CROSSING_START
+from nesbot.timing import NMI_CROSSING_START, PPU_MASK_COPY, PpuClock
 from nesbot.watch import GameWatch
+
+if TYPE_CHECKING:
+    from nes_py import NESEnv
 
 Stage = Literal["menus", "game", "over"]
 
@@ -48,7 +51,7 @@ class Player:
     """The bot attached to a user's env (see the module docstring); made by `attach`."""
 
     def __init__(
-        self, env: NESEnv, bot: Bot, setup: GameSetup, rom: Rom, max_frames: int | None = None
+        self, env: "NESEnv", bot: Bot, setup: GameSetup, rom: Rom, max_frames: int | None = None
     ) -> None:
         self.bot = bot
         self.setup = setup
@@ -169,7 +172,7 @@ class Player:
 
 
 def attach(
-    env: NESEnv,
+    env: "NESEnv",
     level: int = 19,
     seed: int = 0,
     *,
@@ -192,14 +195,8 @@ def attach(
     premove, hedge).
     Bad arguments raise NesbotError with one sentence.
     """
-    nes = getattr(env, "unwrapped", env)
-    if not isinstance(nes, NESEnv):
-        raise NesbotError(
-            f"attach needs a nes_py.NESEnv (or a wrapper of one), not {type(env).__name__}"
-        )
-    if getattr(nes, "_env", None) is None:
-        raise NesbotError("the env is closed")
-    rom = validate_rom(nes._rom_path, "the env", any_rom=any_rom)
+    nes, rom_path = nes_env_of(env)
+    rom = validate_rom(rom_path, "the env", any_rom=any_rom)
     setup = GameSetup(level=level, music=music, seed=seed)
     try:
         planner_settings = PlannerSettings(**settings)

@@ -3,7 +3,7 @@
 The window is driven from the thread that plays: `show()` draws a picture and lets the GUI
 handle its events for a millisecond, which is also how it learns that the user closed the
 window; it then raises `WindowClosed`, which unwinds like Ctrl-C (log and video are closed
-and stay readable). As a consumer of whole frames (nesbot.ppu.WholeFrames) the window shows
+and stay readable). As a consumer of whole frames (nesbot.frames.WholeFrames) the window shows
 every frame (with --realtime, where the game runs at the NES's 60.0988 frames/s) or, when
 the game runs as fast as it can, at most `MAX_REFRESH_HZ` pictures a second, so that drawing
 costs the game little.

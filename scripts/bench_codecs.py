@@ -17,7 +17,7 @@ from pathlib import Path
 
 from bench_game import add_game_options, booted_game, fresh_bot
 
-from nesbot.ppu import WholeFrames
+from nesbot.frames import WholeFrames
 from nesbot.video import formats
 from nesbot.video.muxing import Encoder
 

@@ -26,8 +26,8 @@ from pathlib import Path
 
 from bench_game import BootedGame, add_game_options, booted_game, fresh_bot
 
+from nesbot.frames import WholeFrames
 from nesbot.play import play_game
-from nesbot.ppu import WholeFrames
 from nesbot.video import VideoWriter, probe_video
 
 KINDS = (

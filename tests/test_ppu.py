@@ -1,10 +1,12 @@
-"""nesbot.ppu: the clock says where each step ended in the picture, to the pixel the Tetris
-flash shows, and whole pictures join two steps' screens there."""
+"""nesbot.timing.PpuClock and nesbot.frames: the clock says where each step ended in the
+picture, to the pixel the Tetris flash shows, and whole pictures join two steps' screens
+there."""
 
 import numpy as np
 
 from nesbot.bot import Bot
-from nesbot.ppu import PIXELS, WIDTH, PpuClock, whole_picture
+from nesbot.frames import whole_picture
+from nesbot.timing import PIXELS, WIDTH, PpuClock
 
 BORDER_COLUMN = 4  # left of the playfield: the background, which a Tetris flash turns white
 

@@ -19,6 +19,7 @@ import pytest
 
 from nesbot._core.buttons import START
 from nesbot.errors import NesbotError
+from nesbot.frames import WholeFrames
 from nesbot.overlay import (
     CELL,
     COLUMNS,
@@ -28,7 +29,6 @@ from nesbot.overlay import (
     ROWS,
     placement_cells,
 )
-from nesbot.ppu import WholeFrames
 from nesbot.video import (
     VideoWriter,
     formats,

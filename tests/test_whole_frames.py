@@ -1,6 +1,6 @@
 """Every picture nesbot shows or records is one NES frame as the PPU drew it.
 
-nes-py's screen after a step is torn where the step ended (nesbot.ppu), which shows on every
+nes-py's screen after a step is torn where the step ended (nesbot.frames), which shows on every
 Tetris flash: the flash lasts one frame, so a torn picture is white on part of the border
 only. Here a real-ROM game with Tetrises is recorded as `play` records it and decoded: no
 picture may be torn, and each Tetris brings its five flash frames whole. Early in the
@@ -16,7 +16,7 @@ import pytest
 
 from nesbot import ram
 from nesbot.bot import Bot
-from nesbot.ppu import WholeFrames
+from nesbot.frames import WholeFrames
 from nesbot.video import VideoWriter
 from nesbot.watch import GameWatch
 

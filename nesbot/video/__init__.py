@@ -1,7 +1,7 @@
 """Record the game to a video file, one video frame per NES frame.
 
 Use ``VideoWriter`` as a context manager and ``write()`` whole pictures to it: as a consumer
-of ``nesbot.ppu.WholeFrames`` (an emulator observer; attach it after the menus to leave out
+of ``nesbot.frames.WholeFrames`` (an emulator observer; attach it after the menus to leave out
 the ~24,000 boot and menu frames, almost 7 minutes), or from ``Player.whole_frame()``. The
 file is complete only after ``close()``, which the ``with`` block calls on any exit,
 KeyboardInterrupt included: an .mp4 whose encoder never finished has no index and cannot be

@@ -35,7 +35,7 @@ def queue_frames(scale: int) -> int:
 class VideoWriter:
     """Encodes the screens written to it into one file (see nesbot.video).
 
-    Give it whole pictures (nesbot.ppu.WholeFrames, Player.whole_frame): nes-py's screen
+    Give it whole pictures (nesbot.frames.WholeFrames, Player.whole_frame): nes-py's screen
     after a step is two frames, torn where the step ended. `codec` chooses an .mp4's
     encoder (CODECS: nesbot's lossless writer, the default, or x264).
     """
