@@ -4,7 +4,7 @@
 emulator's RAM between two frames and the steps since power-on, and steps the emulator with
 it until top-out (or `max_frames`). `play` is the whole session behind the command: the
 emulator, the menus (with progress), the game, and what is kept of it (input log, video,
-still) or shown (window). Argument parsing and printing live in nesbot/cli.py.
+still) or shown (window). Argument parsing and printing live in nesbot/cli/play.py.
 """
 
 import time
@@ -21,11 +21,12 @@ from nesbot._core.pieces import KILL_SCREEN_LEVEL
 from nesbot.bot import Bot
 from nesbot.emulator import Emulator
 from nesbot.fm2 import Fm2Writer, fceux_rom_md5
-from nesbot.frames import FrameConsumer, FrameJoiner, WholeFrames
+from nesbot.frames import FrameJoiner
 from nesbot.menus import GameSetup, start_game
 from nesbot.nes_frames import FrameRecorder
 from nesbot.overlay import SCREEN_HEIGHT, SCREEN_WIDTH, FrameInfo, Renderer
 from nesbot.pace import Pacer
+from nesbot.pictures import open_window, whole_frames
 from nesbot.rom import Rom
 from nesbot.timing import ALIGNED_FRAMES
 from nesbot.watch import GameWatch
@@ -222,11 +223,7 @@ def play(
     with ExitStack() as stack:
         window = None
         if outputs.show:
-            from nesbot.window import Window
-
-            window = stack.enter_context(
-                Window(Renderer(outputs.scale, outputs.overlay), every_frame=realtime)
-            )
+            window = open_window(stack, outputs.scale, outputs.overlay, realtime)
         emu = stack.enter_context(Emulator(rom.path))
         log = None
         if outputs.log is not None:
@@ -242,16 +239,16 @@ def play(
             emu.observers.append(recorder)
         watch = GameWatch(emu.ram, bot)
         # Every picture kept or shown is a whole frame, one step late (nesbot.frames).
-        frames = WholeFrames(watch.info if outputs.overlay else None)
-        consumers: list[FrameConsumer] = []
-        writer = None
-        if outputs.video is not None:
-            from nesbot.video import VideoWriter
-
-            writer = stack.enter_context(
-                VideoWriter(outputs.video, outputs.scale, outputs.overlay, outputs.codec)
-            )
-            consumers.append(writer)
+        frames, writer = whole_frames(
+            stack,
+            watch,
+            video=outputs.video,
+            scale=outputs.scale,
+            overlay=outputs.overlay,
+            codec=outputs.codec,
+        )
+        consumers = frames.consumers[:]
+        frames.consumers.clear()  # until the game's first frame
         still = None
         if outputs.still is not None:
             still = _Still(watch, Renderer(outputs.scale, outputs.overlay))

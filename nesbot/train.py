@@ -41,7 +41,7 @@ from nesbot.planning import (
 )
 from nesbot.stats import GameSpec, run_games
 from nesbot.stats import ray_runner as ray_runner  # the runner `train --ray` uses
-from nesbot.weights import Weights
+from nesbot.weights import FIXED_NAMES, TRAINABLE_NAMES, Weights
 
 OPTIMIZERS = ("pso", "cmaes")
 INERTIA = 0.729844
@@ -73,6 +73,32 @@ class TrainConfig:
     # Every game's pieces depend on the seed and game alone (GameSpec.same_pieces): the
     # candidates of an iteration meet the same pieces, so their ranking is paired.
     same_pieces: bool = False
+
+    def __post_init__(self) -> None:
+        if self.particles < 2 or self.games < 1:
+            raise NesbotError("train needs --particles >= 2 and --games >= 1")
+
+    @classmethod
+    def starting_from(cls, start: Evaluator, **fields: Any) -> "TrainConfig":
+        """A run from `start`'s weights, whose fixed ones it keeps; NesbotError if train
+        cannot train them: it trains meatfighter's 17-feature form (TRAINABLE_NAMES) with
+        the calming rules, keeping FIXED_NAMES as they are."""
+        kept = {*TRAINABLE_NAMES, *FIXED_NAMES}
+        untrained = [name for name, w in start.weights.items() if w and name not in kept]
+        if not start.calming or untrained:
+            raise NesbotError(
+                f"{start.name} is not in meatfighter's 17-feature form"
+                + (f" (train does not train {', '.join(untrained)})" if untrained else "")
+                + "; train starts from meatfighter-2018, nesbot-trained or a weights file"
+            )
+        return cls(
+            start=[start.weights.get(name, 0.0) for name in TRAINABLE_NAMES],
+            ceiling=start.ceiling,
+            safe_stack_height=start.safe_stack_height,
+            unreachable_columns=start.weights.get("unreachable_columns", 0.0),
+            reach_excess=start.weights.get("reach_excess", 0.0),
+            **fields,
+        )
 
 
 @dataclass

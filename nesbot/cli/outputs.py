@@ -1,0 +1,106 @@
+"""What play, replay and rate write and show, from their options: paths checked before a
+long run, the pictures of a replayed log (nesbot.pictures does the wiring), progress on
+stderr, and the files kept, named at the end."""
+
+import argparse
+import os
+import sys
+from collections.abc import Callable
+from contextlib import ExitStack
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
+
+from nesbot.errors import NesbotError
+
+if TYPE_CHECKING:
+    from nesbot.emulator import Emulator
+    from nesbot.fm2 import InputLog
+    from nesbot.watch import GameWatch
+
+Observer = Callable[[int, "Emulator"], None]
+
+
+def check_writable(path: str, what: str) -> None:
+    """Fail now, not after a long run, if `path` cannot be written; leaves it untouched."""
+    target = os.path.abspath(path)
+    folder = os.path.dirname(target)
+    if os.path.isdir(target) or not os.path.isdir(folder) or not os.access(folder, os.W_OK):
+        raise NesbotError(f"cannot write {what} {path}: no writable file there")
+    if os.path.exists(target) and not os.access(target, os.W_OK):
+        raise NesbotError(f"cannot write {what} {path}: permission denied")
+
+
+def open_output(path: str, what: str) -> TextIO:
+    try:
+        return open(path, "w", encoding="utf-8")
+    except OSError as error:
+        raise NesbotError(f"cannot write {what} {path}: {error.strerror}") from None
+
+
+def scale(args: argparse.Namespace) -> int:
+    from nesbot.overlay import check_scale
+
+    return check_scale(args.scale)
+
+
+def check_codec(args: argparse.Namespace) -> None:
+    if args.codec is not None and not args.video:
+        raise NesbotError("--codec chooses the encoder of --video: give --video FILE.mp4 too")
+
+
+def check_overlay(args: argparse.Namespace, outputs: str) -> None:
+    if args.overlay and not any(getattr(args, name, None) for name in ("video", "show", "still")):
+        raise NesbotError(f"--overlay draws on {outputs}: give one of them")
+
+
+def replay_pictures(
+    args: argparse.Namespace,
+    stack: ExitStack,
+    watch: "GameWatch | None" = None,
+    game_only: bool = False,
+) -> tuple[Observer, ...]:
+    """The emulator observers a replay's --video, --show, --overlay and --realtime ask for;
+    `watch` says what the overlay draws (a GameWatch: the figures alone by default);
+    `game_only` leaves the menus out of the video."""
+    observers: list[Any] = []
+    if args.realtime:
+        from nesbot.pace import Pacer
+
+        observers.append(Pacer())
+    if not (args.video or args.show):
+        return tuple(observers)
+    from nesbot.pictures import open_window, whole_frames
+    from nesbot.watch import GameWatch
+
+    size = scale(args)
+    watch = watch or GameWatch()  # the panel's figures; a replay has no plan to outline
+    window = open_window(stack, size, args.overlay, args.realtime) if args.show else None
+    frames, _ = whole_frames(
+        stack,
+        watch,
+        video=args.video,
+        scale=size,
+        overlay=args.overlay,
+        codec=args.codec,
+        window=window,
+        game_only=game_only,
+    )
+    observers[:0] = [watch, frames]  # first: the pacer waits after the picture is out
+    return tuple(observers)
+
+
+def step_progress(what: str, log: "InputLog", stack: ExitStack) -> Observer:
+    """An emulator observer showing progress through the log's steps (nesbot.progress)."""
+    from nesbot.nes_frames import log_steps
+    from nesbot.progress import Progress
+
+    steps = log_steps(log, lambda conflict: None).steps
+    bar = stack.enter_context(Progress(what, steps, "step"))
+    return lambda pad, emu: bar.advance_to(emu.frame)
+
+
+def name_files(paths: dict[str, str | None], ending: str) -> None:
+    """Say where the kept files are (those that exist: a video starts with its first frame)."""
+    kept = [f"{what} {path}" for what, path in paths.items() if path and Path(path).is_file()]
+    if kept:
+        print(f"{ending}: " + ", ".join(kept), file=sys.stderr)

@@ -1,0 +1,185 @@
+"""`nesbot rate`: every placement of a game (an .fm2 log, or a video of the screen) rated
+against the best at the player's speed."""
+
+import argparse
+import sys
+from collections.abc import Callable
+from contextlib import ExitStack
+from typing import TYPE_CHECKING
+
+from nesbot.cli.options import (
+    add_conflict_option,
+    add_evaluator_options,
+    add_planner_options,
+    add_rom_options,
+    add_scale_and_codec,
+    find_rom,
+    log_and_rom,
+    on_conflict,
+    planner_settings,
+    whole_number,
+)
+from nesbot.cli.outputs import check_codec, check_writable, replay_pictures, scale, step_progress
+from nesbot.errors import NesbotError
+
+if TYPE_CHECKING:
+    from nesbot.rating.game import GameRating
+    from nesbot.rating.rater import RatingSettings
+
+NAME = "rate"
+HELP = (
+    "rate every placement of a game (an .fm2 log, or a video of the screen) against the "
+    "best at the player's speed"
+)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "game",
+        metavar="GAME",
+        help="FCEUX .fm2 input log of the game, or a video of its screen (.mp4, .mkv, ...)",
+    )
+    add_rom_options(parser)
+    output = parser.add_mutually_exclusive_group()
+    output.add_argument("--json", action="store_true", help="print one JSON object")
+    output.add_argument("--csv", action="store_true", help="print one CSV row per placement")
+    parser.add_argument(
+        "--playouts",
+        type=whole_number,
+        default=8,
+        help="random piece sequences each differing placement is played out on (8)",
+    )
+    parser.add_argument(
+        "--horizon", type=whole_number, default=16, help="pieces played in each playout (16)"
+    )
+    parser.add_argument(
+        "--seed", type=whole_number, default=0, help="chooses the playouts' pieces (0)"
+    )
+    parser.add_argument("--workers", type=whole_number, default=1, help="processes (1)")
+    parser.add_argument(
+        "--video",
+        metavar="FILE.mp4",
+        help="the game again, each piece's best placement and the player's outlined, its "
+        "grade on the panel (.mp4 or .webm)",
+    )
+    add_scale_and_codec(
+        parser, "the .mp4's encoder: nesbot (default: lossless) or x264 (a smaller file)"
+    )
+    parser.add_argument(
+        "--given-speed",
+        action="store_true",
+        help="search at --tap-hz without DAS, not at the speed measured from the log",
+    )
+    add_conflict_option(parser)
+    add_planner_options(parser)
+    add_evaluator_options(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    from nesbot.rating.game import VIDEO_SUFFIXES, rate_log
+
+    if args.game.lower().endswith(VIDEO_SUFFIXES):
+        return _rate_video(args)
+    if not args.game.lower().endswith(".fm2"):
+        raise NesbotError(
+            f"{args.game}: nesbot rate reads .fm2 input logs and videos "
+            f"({', '.join(VIDEO_SUFFIXES)})"
+        )
+    # --video is a replay's, with the ratings on its overlay
+    args.overlay, args.show, args.realtime = True, False, False
+    check_codec(args)
+    if args.video:
+        scale(args)
+        check_writable(args.video, "video")
+    log, rom = log_and_rom(args.game, args)
+    settings = _rating_settings(args)
+    with ExitStack() as stack:
+        replay_bars = stack.enter_context(ExitStack())
+        replaying = step_progress("rate: replay", log, replay_bars)
+        rated = _rating_progress(stack, replay_bars)
+        rating = rate_log(
+            rom,
+            log,
+            settings,
+            workers=args.workers,
+            measure=not args.given_speed,
+            replay_observers=(replaying,),
+            on_rated=rated,
+            on_conflict=on_conflict(args, log),
+        )
+    if args.video:
+        from nesbot.rating.video import RatingWatch
+        from nesbot.replay import replay_on_emulator
+
+        with ExitStack() as stack:
+            watch = RatingWatch(rating.ratings)
+            observers = replay_pictures(args, stack, watch, game_only=True)
+            observers += (step_progress("rate: video", log, stack),)
+            # The conflicts, if any, were named (or stopped the rating) above.
+            replay_on_emulator(rom, log, None, observers, lambda conflict: None)
+        print(f"wrote {args.video}", file=sys.stderr)
+    _print_rating(args, rating)
+    return 0
+
+
+def _rating_progress(stack: ExitStack, reading: ExitStack) -> Callable[[int, int], None]:
+    """rate's on_rated: at the first placement rated, the bars of reading the game (in
+    `reading`) make way for the rating's (in `stack`)."""
+    from nesbot.progress import Progress
+
+    bars: list[Progress] = []
+
+    def rated(done: int, total: int) -> None:
+        if not bars:
+            reading.close()
+            bars.append(stack.enter_context(Progress("rate", total, "placement")))
+        bars[0].advance_to(done)
+
+    return rated
+
+
+def _rating_settings(args: argparse.Namespace) -> "RatingSettings":
+    from nesbot.evaluators import get_evaluator
+    from nesbot.rating.rater import RatingSettings
+
+    return RatingSettings(
+        get_evaluator(args.evaluator, args.weights, args.reaction),
+        planner_settings(args),
+        playouts=args.playouts,
+        horizon=args.horizon,
+        seed=args.seed,
+    )
+
+
+def _rate_video(args: argparse.Namespace) -> int:
+    """nesbot rate GAME.mp4: the game read from the screen, rated at the given speed."""
+    from nesbot.progress import Progress
+    from nesbot.rating.game import rate_video
+    from nesbot.rating.screen import video_frames
+
+    if args.video:
+        raise NesbotError("--video films a replayed .fm2 log; a video has no log to replay")
+    settings = _rating_settings(args)
+    rom = find_rom(args)
+    with ExitStack() as stack:
+        reading_bars = stack.enter_context(ExitStack())
+        reading = reading_bars.enter_context(
+            Progress("rate: reading the video", video_frames(args.game), "frame")
+        )
+        rated = _rating_progress(stack, reading_bars)
+        rating = rate_video(
+            rom, args.game, settings, args.workers, on_rated=rated, on_frame=reading.advance_to
+        )
+    _print_rating(args, rating)
+    return 0
+
+
+def _print_rating(args: argparse.Namespace, rating: "GameRating") -> None:
+    from nesbot.rating.report import table, to_csv, to_json
+
+    if args.json:
+        print(to_json(rating))
+    elif args.csv:
+        sys.stdout.write(to_csv(rating))
+    else:
+        print(table(rating))

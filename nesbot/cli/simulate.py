@@ -1,0 +1,63 @@
+"""`nesbot simulate`: many NES-exact simulated games, and their statistics."""
+
+import argparse
+
+from nesbot.cli.options import (
+    SAME_PIECES_HELP,
+    add_evaluator_options,
+    add_planner_options,
+    planner_settings,
+    whole_number,
+)
+from nesbot.cli.outputs import check_writable
+
+NAME = "simulate"
+HELP = "play many NES-exact simulated games and print their statistics"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--games", type=whole_number, default=100, help="games to play (100)")
+    parser.add_argument("--level", type=whole_number, default=19, help="start level (19)")
+    parser.add_argument("--seed", type=whole_number, default=0, help="chooses the games (0)")
+    parser.add_argument(
+        "--workers", type=whole_number, default=1, help="processes, or --ray local's CPUs (1)"
+    )
+    parser.add_argument(
+        "--ray",
+        metavar="ADDRESS",
+        help="play the games on a Ray cluster; 'local' starts one on this machine",
+    )
+    add_planner_options(parser)
+    add_evaluator_options(parser)
+    parser.add_argument("--same-pieces", action="store_true", help=SAME_PIECES_HELP)
+    parser.add_argument("--json", action="store_true", help="print one JSON summary object")
+    parser.add_argument("--plot", metavar="FILE.png", help="draw the pre-29 score distribution")
+
+
+def run(args: argparse.Namespace) -> int:
+    from nesbot.evaluators import get_evaluator
+    from nesbot.stats import plot_scores, require_matplotlib, simulate
+
+    evaluator = get_evaluator(args.evaluator, args.weights, args.reaction)
+    if args.plot:
+        require_matplotlib()
+        check_writable(args.plot, "plot")
+    summary, results = simulate(
+        evaluator,
+        args.games,
+        level=args.level,
+        seed=args.seed,
+        workers=args.workers,
+        settings=planner_settings(args),
+        progress=True,  # a bar in a terminal, else a line every few seconds
+        ray=args.ray,
+        same_pieces=args.same_pieces,
+    )
+    if args.plot:
+        plot_scores(
+            results,
+            args.plot,
+            f"{evaluator.name}: {summary.games} games from level {args.level}, seed {args.seed}",
+        )
+    print(summary.to_json() if args.json else summary.describe())
+    return 0
