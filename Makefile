@@ -4,7 +4,7 @@
 VENV := .venv
 PY := $(VENV)/bin/python
 SOURCES := pyproject.toml setup.py $(wildcard cython_core/*.pyx cython_core/*.pxd cython_core/*.h \
-	nesbot/video/*.pyx)
+	nesbot/show/video/*.pyx)
 PLAY_ARGS ?= --level 19
 # make play keeps the game as $(PLAY_OUT).mp4 (H.264 video with the overlay), .fm2 (input
 # log) and .png (the frame the score first shows 999,999, else the last).
@@ -39,7 +39,7 @@ test: lint
 
 # ruff; mypy on the package with its stubs for the compiled core (pyproject.toml); and
 # stubtest, which checks those stubs against the compiled modules themselves.
-STUBBED := $(patsubst cython_core/%.pyi,nesbot._core.%,$(wildcard cython_core/*.pyi)) nesbot.video.h264
+STUBBED := $(patsubst cython_core/%.pyi,nesbot._core.%,$(wildcard cython_core/*.pyi)) nesbot.show.video.h264
 lint: $(VENV)/.installed-test
 	$(VENV)/bin/ruff check nesbot tests scripts cython_core
 	$(VENV)/bin/ruff format --check nesbot tests scripts cython_core
@@ -52,4 +52,4 @@ bench: $(VENV)/.installed-test
 
 clean:
 	rm -rf build $(VENV) cython_core/*.c cython_core/*.so cython_core/*.html \
-		nesbot/video/*.c nesbot/video/*.so nesbot/video/*.html
+		nesbot/show/video/*.c nesbot/show/video/*.so nesbot/show/video/*.html

@@ -7,7 +7,7 @@ package the module is installed as. In a checkout nesbot/_core is a link to cyth
 sdist it is a plain directory (the sdist has no cython_core/), so the sources are found through
 nesbot/_core in both. The sdist carries the .pyx, .pxd and .h sources only: the C that Cython
 makes from them is made again by every build (MANIFEST.in keeps it out). The video code's
-own extension, the .mp4's H.264 writer, lives beside it as nesbot/video/h264.pyx.
+own extension, the .mp4's H.264 writer, lives beside it as nesbot/show/video/h264.pyx.
 """
 
 from pathlib import Path
@@ -31,7 +31,9 @@ extensions = [
     for pyx in SOURCES
 ]
 extensions.append(
-    Extension("nesbot.video.h264", ["nesbot/video/h264.pyx"], extra_compile_args=["-O3"])
+    Extension(
+        "nesbot.show.video.h264", ["nesbot/show/video/h264.pyx"], extra_compile_args=["-O3"]
+    )
 )
 
 setup(

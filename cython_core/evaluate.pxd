@@ -1,5 +1,5 @@
 # The board evaluation: meatfighter's 17 features (meatfighter.com/nintendotetrisai), the
-# features the other evaluators need (nesbot/evaluators.py names their sources), their weighted sum (LOWER is better: a higher-is-better evaluator
+# features the other evaluators need (nesbot/evaluation/evaluators.py names their sources), their weighted sum (LOWER is better: a higher-is-better evaluator
 # is stored negated), the ceiling penalty (calming rule 2) and the placement vetoes (rules 3, 4).
 #
 # Features are computed on playfield rows 0..19 only; rows -2 and -1 enter the ceiling
@@ -63,7 +63,7 @@ cdef enum:
                                      # the stack is the mean height of the 9 columns beside
                                      # the well (the lowest column)
     F_SURFACE_VALUE = 29             # the surface table's value of columns 0-8's top
-                                     # (nesbot/surface.py): the clean placements it leaves
+                                     # (nesbot/evaluation/surface.py): the clean placements it leaves
                                      # the pieces to come, about 0-10; higher is better
     F_BURNS_NEEDED = 30              # rows only a clear other than a Tetris can take away:
                                      # column 9 (the well) filled, or a filled cell above a

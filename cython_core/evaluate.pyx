@@ -36,7 +36,7 @@ The Python functions take `rows` as 22 masks (rows -2..19) or 20 masks (rows 0..
 rows empty), each 0..0x3FF, and `weights` as 17 floats (meatfighter's features; ceiling
 weight DEFAULT_CEILING_WEIGHT, calming rules on), 18 floats (the last is the ceiling
 weight), or an object with `as_vector()` (17 floats, or one per ALL_FEATURE_NAMES),
-`ceiling` and optionally `calming` (nesbot.weights.Weights, nesbot.evaluators.Evaluator).
+`ceiling` and optionally `calming` (nesbot.evaluation.weights.Weights, nesbot.evaluation.evaluators.Evaluator).
 They raise ValueError for anything else. The piece-range features depend on the level and
 the tap rate too: the functions that compute them take `level` and `tap_interval`.
 """
@@ -159,7 +159,7 @@ DEFAULT_SAFE_STACK_HEIGHT: float = float(SAFE_STACK_HEIGHT)
 
 _bench_sink = 0.0
 
-# The surface table (nesbot/surface.py), loaded on first use: one uint8 code per surface,
+# The surface table (nesbot/evaluation/surface.py), loaded on first use: one uint8 code per surface,
 # value = code * SURFACE_SCALE. `_surface_codes` keeps the array alive.
 cdef enum:
     SURFACE_COLUMNS = 9              # columns 0-8: the well (column 9) is not part of it

@@ -1,6 +1,6 @@
 """The Python-visible game: build it from fields, step it, copy it, run many frames in C.
 
-The RAM layout is not known here: nesbot.ram maps RAM to `state()`/`from_state()` fields.
+The RAM layout is not known here: nesbot.nes.ram maps RAM to `state()`/`from_state()` fields.
 """
 
 from libc.stdint cimport uint8_t, uint16_t, uint64_t
@@ -161,7 +161,7 @@ cdef class Game:
 
     def logic_only(self) -> None:
         """Run only the game logic of a frame, with the buttons already polled: for RAM read
-        between a frame's controller poll and its logic (nesbot/emulator.py)."""
+        between a frame's controller poll and its logic (nesbot/nes/emulator.py)."""
         game_logic(&self.g)
 
     def run(self, const uint8_t[::1] pads not None) -> int:

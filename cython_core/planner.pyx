@@ -59,7 +59,7 @@ cdef enum:
     DEEP_WIDTH = 3       # lookahead 2's defaults (Planner.deep_width, deep_branch)
     DEEP_BRANCH = 2
     MAX_DEEP_BRANCH = 8
-DEFAULT_DEEP_WIDTH = DEEP_WIDTH      # for nesbot.planning
+DEFAULT_DEEP_WIDTH = DEEP_WIDTH      # for nesbot.bot.planning
 DEFAULT_DEEP_BRANCH = DEEP_BRANCH
 DEEP_BRANCH_MAX = MAX_DEEP_BRANCH
 
@@ -165,8 +165,8 @@ cdef class Planner:
     piece: for each of the 7, its best placement that plain paths reach at the gravity and
     tap rate then. Ties go to the first found.
 
-    `weights`: anything nesbot._core.evaluate takes (nesbot.weights.Weights, an evaluator
-    of nesbot.evaluators, or 17/18 floats). `first`: "search", the current piece's
+    `weights`: anything nesbot._core.evaluate takes (nesbot.evaluation.weights.Weights, an evaluator
+    of nesbot.evaluation.evaluators, or 17/18 floats). `first`: "search", the current piece's
     placements come from the gamepad search; "plain", from plain paths only (a tenth of
     the cost: the cheap policy `nesbot rate`'s playouts play). `second`: "plain" finds the next piece's
     placements by plain paths (rotate and shift as early as allowed, then fall); "search"

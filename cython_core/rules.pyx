@@ -4,7 +4,7 @@
 A step is one whole NES frame: the NMI (screen row copy or line-clear animation, frame
 counter, RNG step, controller poll of this step's buttons), then the game logic that uses
 those buttons. This is where nes-py's step boundary lies once the emulator is aligned (see
-nesbot/emulator.py), so a Game stepped with the same buttons as the aligned emulator shows
+nesbot/nes/emulator.py), so a Game stepped with the same buttons as the aligned emulator shows
 what the emulator's RAM shows after each step.
 """
 

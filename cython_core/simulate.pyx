@@ -1,6 +1,6 @@
 """Whole simulated games: the two-piece planner plays the NES-exact game in C.
 
-The loop is the bot's on the real ROM (nesbot/bot.py) without the emulator: when a new
+The loop is the bot's on the real ROM (nesbot/bot/policy.py) without the emulator: when a new
 piece becomes active the planner chooses and the executed path's button bytes are sent one
 per frame, then nothing until the next piece. So simulated figures carry over to the ROM.
 """

@@ -23,40 +23,40 @@ from nesbot._version import __version__
 
 if TYPE_CHECKING:
     from nesbot._core.game import Game
-    from nesbot.bot import Bot
+    from nesbot.bot.planning import PlannerSettings, build_planner
+    from nesbot.bot.player import Player, attach
+    from nesbot.bot.policy import Bot
+    from nesbot.bot.session import GameResult
     from nesbot.errors import NesbotError, NesbotWarning
-    from nesbot.evaluators import EVALUATORS, Evaluator, get_evaluator
-    from nesbot.menus import GameSetup
-    from nesbot.planning import PlannerSettings, build_planner
-    from nesbot.play import GameResult
-    from nesbot.player import Player, attach
+    from nesbot.evaluation.evaluators import EVALUATORS, Evaluator, get_evaluator
+    from nesbot.nes.menus import GameSetup
+    from nesbot.nes.rom import Rom, find_rom
     from nesbot.rating import GameRating, PieceRating, Position, rate
-    from nesbot.rom import Rom, find_rom
-    from nesbot.video import VideoWriter
+    from nesbot.show.video import VideoWriter
 
 # Each public name and the module it lives in, imported when the name is first used: so that
 # `import nesbot` (and every worker process that imports a module of it) loads neither
 # nes-py nor OpenCV nor PyAV until something needs them.
 _HOMES = {
-    "EVALUATORS": "nesbot.evaluators",
-    "Bot": "nesbot.bot",
-    "Evaluator": "nesbot.evaluators",
+    "EVALUATORS": "nesbot.evaluation.evaluators",
+    "Bot": "nesbot.bot.policy",
+    "Evaluator": "nesbot.evaluation.evaluators",
     "Game": "nesbot._core.game",
     "GameRating": "nesbot.rating",
-    "GameResult": "nesbot.play",
-    "GameSetup": "nesbot.menus",
+    "GameResult": "nesbot.bot.session",
+    "GameSetup": "nesbot.nes.menus",
     "NesbotError": "nesbot.errors",
     "NesbotWarning": "nesbot.errors",
     "PieceRating": "nesbot.rating",
-    "PlannerSettings": "nesbot.planning",
-    "Player": "nesbot.player",
+    "PlannerSettings": "nesbot.bot.planning",
+    "Player": "nesbot.bot.player",
     "Position": "nesbot.rating",
-    "Rom": "nesbot.rom",
-    "VideoWriter": "nesbot.video",
-    "attach": "nesbot.player",
-    "build_planner": "nesbot.planning",
-    "find_rom": "nesbot.rom",
-    "get_evaluator": "nesbot.evaluators",
+    "Rom": "nesbot.nes.rom",
+    "VideoWriter": "nesbot.show.video",
+    "attach": "nesbot.bot.player",
+    "build_planner": "nesbot.bot.planning",
+    "find_rom": "nesbot.nes.rom",
+    "get_evaluator": "nesbot.evaluation.evaluators",
     "rate": "nesbot.rating",
 }
 

@@ -1,5 +1,5 @@
 """How many pre-29 points weights B make over weights A, measured where they choose
-differently (nesbot/ab.py): B plays each game, A plays on from both choices.
+differently (nesbot/lab/ab.py): B plays each game, A plays on from both choices.
 
     .venv/bin/python scripts/ab_compare.py --a nesbot-reaction18 \\
         --b-weights scripts/training/reaction18_surface2.json --level 18 --reaction 18 \\
@@ -15,9 +15,9 @@ import math
 from dataclasses import replace
 from pathlib import Path
 
-from nesbot.ab import DEFAULT_HORIZON, DEFAULT_PLAYOUTS, ABGame, ABSpec, run_ab, summarize
-from nesbot.evaluators import get_evaluator
-from nesbot.planning import PlannerSettings
+from nesbot.bot.planning import PlannerSettings
+from nesbot.evaluation.evaluators import get_evaluator
+from nesbot.lab.ab import DEFAULT_HORIZON, DEFAULT_PLAYOUTS, ABGame, ABSpec, run_ab, summarize
 
 
 def main() -> None:

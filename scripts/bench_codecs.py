@@ -17,9 +17,9 @@ from pathlib import Path
 
 from bench_game import add_game_options, booted_game, fresh_bot
 
-from nesbot.frames import WholeFrames
-from nesbot.video import formats
-from nesbot.video.muxing import Encoder
+from nesbot.show.frames import WholeFrames
+from nesbot.show.video import formats
+from nesbot.show.video.muxing import Encoder
 
 X264_SETTINGS = (
     {"preset": "ultrafast", "crf": "20"},

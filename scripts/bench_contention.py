@@ -1,6 +1,6 @@
 """What a busy second core costs the game: `play` alone and beside three kinds of load.
 
-The video encoder runs on the second core (nesbot/video.py); on a machine whose two cores
+The video encoder runs on the second core (nesbot/show/video/); on a machine whose two cores
 share caches, memory or a physical core, any work there slows the game, whatever that work
 is. This separates the kinds: a Python busy loop (the core's pipeline), a copy loop over
 64 MB (memory bandwidth) and one over 1 MB (the shared caches, the size of x264's working
@@ -19,7 +19,7 @@ import time
 
 from bench_game import add_game_options, booted_game, fresh_bot
 
-from nesbot.play import play_game
+from nesbot.bot.session import play_game
 
 COPY_LOOP = (
     "import numpy as np\n"

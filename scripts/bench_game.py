@@ -10,11 +10,11 @@ import contextlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from nesbot.bot import Bot
-from nesbot.emulator import Emulator, Snapshot
-from nesbot.menus import GameSetup, reach_level_menu, start_game
-from nesbot.rom import Rom, find_rom
-from nesbot.watch import GameWatch
+from nesbot.bot.policy import Bot
+from nesbot.nes.emulator import Emulator, Snapshot
+from nesbot.nes.menus import GameSetup, reach_level_menu, start_game
+from nesbot.nes.rom import Rom, find_rom
+from nesbot.show.watch import GameWatch
 
 
 def add_game_options(parser: argparse.ArgumentParser) -> None:

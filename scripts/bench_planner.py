@@ -2,7 +2,7 @@
 unless told).
 
 The bot reads the simulated game through the RAM map as it reads the ROM
-(nesbot.simulated_ram), so the times are the bot's own plans. Prints plan time percentiles
+(nesbot.bot.simulated_ram), so the times are the bot's own plans. Prints plan time percentiles
 (one core), nodes searched, and a fingerprint of all decisions: the same code gives the same
 fingerprint on every machine. tests/test_planner_fingerprints.py pins the fingerprints of
 short runs in each mode, so a change that means to keep the decisions is checked to.
@@ -15,10 +15,10 @@ import numpy as np
 
 from nesbot._core.game import Game
 from nesbot._core.simulate import nes_rng
-from nesbot.bot import Bot
-from nesbot.evaluators import get_evaluator
-from nesbot.planning import DEFAULT_LOOKAHEAD, PlannerSettings
-from nesbot.simulated_ram import run_policy
+from nesbot.bot.planning import DEFAULT_LOOKAHEAD, PlannerSettings
+from nesbot.bot.policy import Bot
+from nesbot.bot.simulated_ram import run_policy
+from nesbot.evaluation.evaluators import get_evaluator
 
 
 class RecordingBot(Bot):

@@ -10,8 +10,8 @@ import time
 
 from bench_game import add_game_options, booted_game
 
-from nesbot.bot import Bot
-from nesbot.play import play_game
+from nesbot.bot.policy import Bot
+from nesbot.bot.session import play_game
 
 
 def main() -> None:

@@ -14,19 +14,19 @@ import time
 import warnings
 from pathlib import Path
 
-from nesbot.bot import Bot
-from nesbot.emulator import Emulator
+from nesbot.bot.planning import PlannerSettings
+from nesbot.bot.policy import Bot
+from nesbot.bot.session import play_game
 from nesbot.errors import NesbotWarning
-from nesbot.evaluators import get_evaluator
-from nesbot.fm2 import Fm2Writer, fceux_rom_md5, read_fm2
-from nesbot.menus import GameSetup, start_game
-from nesbot.nes_frames import FrameRecorder
-from nesbot.planning import PlannerSettings
-from nesbot.play import play_game
+from nesbot.evaluation.evaluators import get_evaluator
+from nesbot.nes.emulator import Emulator
+from nesbot.nes.fm2 import Fm2Writer, fceux_rom_md5, read_fm2
+from nesbot.nes.menus import GameSetup, start_game
+from nesbot.nes.nes_frames import FrameRecorder
+from nesbot.nes.rom import Rom, find_rom
 from nesbot.rating.game import rate_pieces
 from nesbot.rating.positions import logged_pieces
 from nesbot.rating.rater import RatingSettings
-from nesbot.rom import Rom, find_rom
 
 
 def record(rom: Rom, path: Path, args: argparse.Namespace) -> tuple[int, int]:

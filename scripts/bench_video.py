@@ -26,9 +26,9 @@ from pathlib import Path
 
 from bench_game import BootedGame, add_game_options, booted_game, fresh_bot
 
-from nesbot.frames import WholeFrames
-from nesbot.play import play_game
-from nesbot.video import VideoWriter, probe_video
+from nesbot.bot.session import play_game
+from nesbot.show.frames import WholeFrames
+from nesbot.show.video import VideoWriter, probe_video
 
 KINDS = (
     "no video",

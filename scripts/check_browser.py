@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from nesbot.video import probe_video, read_frames
+from nesbot.show.video import probe_video, read_frames
 
 POINTS = (0.0, 0.3, 0.6, 0.9)  # where to seek, as shares of the duration
 # Mean absolute difference (0-255) between Chromium's picture and PyAV's: the two convert

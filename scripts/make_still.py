@@ -9,7 +9,7 @@ video's 4:2:0 colour).
 
 import argparse
 
-from nesbot.video import read_frames, save_png
+from nesbot.show.video import read_frames, save_png
 
 
 def main() -> None:

@@ -21,12 +21,12 @@ from pathlib import Path
 
 from bench_rate import record
 
-from nesbot.evaluators import get_evaluator
-from nesbot.fm2 import read_fm2
+from nesbot.evaluation.evaluators import get_evaluator
+from nesbot.nes.fm2 import read_fm2
+from nesbot.nes.rom import find_rom
 from nesbot.rating.game import rate_log
 from nesbot.rating.grades import is_best_or_good, tetris_points_per_placement
 from nesbot.rating.rater import RatingSettings
-from nesbot.rom import find_rom
 
 # Pre-29 means on 1,000 simulated games (docs/strength.md, "The seeds' evaluators").
 SIMULATED_MEANS = {

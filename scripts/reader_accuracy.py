@@ -36,10 +36,10 @@ import av
 import cv2
 import numpy as np
 
-from nesbot.fm2 import read_fm2
+from nesbot.nes.fm2 import read_fm2
+from nesbot.nes.rom import find_rom
 from nesbot.rating.positions import logged_pieces
 from nesbot.rating.screen import pieces_from_spawns, read_states, spawns
-from nesbot.rom import find_rom
 
 NES_RATE = Fraction(39375000, 655171)  # frames per second of the NTSC NES
 

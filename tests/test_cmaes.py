@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 from test_cli import nesbot
 
-from nesbot.cmaes import cma_from_json, cma_to_json, new_cma
+from nesbot.bot.planning import PlannerSettings
 from nesbot.errors import NesbotError
-from nesbot.planning import PlannerSettings
-from nesbot.train import TrainConfig, train
-from nesbot.weights import MEATFIGHTER_2018, TRAINABLE_NAMES, load_weights
+from nesbot.evaluation.weights import MEATFIGHTER_2018, TRAINABLE_NAMES, load_weights
+from nesbot.lab.cmaes import cma_from_json, cma_to_json, new_cma
+from nesbot.lab.train import TrainConfig, train
 
 # Games from level 28 to level 29 are short; the two-piece chain keeps them quick.
 SMALL = TrainConfig(

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 from lockstep import lockstep
 
-from nesbot import ram
 from nesbot._core.buttons import DOWN, LEFT, RIGHT, A, B
+from nesbot.nes import ram
 
 I_VERTICAL = 0x11
 NEAR_FULL = 0x1FF  # columns 0-8 filled, column 9 open
@@ -123,7 +123,7 @@ def test_lock_above_row_0(emulator, new_game):
 def test_clearing_row_0(emulator, new_game):
     """Row 0 full: the ROM's clear loop shifts the whole playfield page (cython_core/board).
     That frame's logic is the longest the game has: the game starts at step 32,000 so that
-    nes-py's step boundary falls after it (nesbot/emulator.py)."""
+    nes-py's step boundary falls after it (nesbot/nes/emulator.py)."""
     new_game(19, not_before=32_000)
     around = 0x3FF & ~(1 << 5)
     rows = {0: around, 1: around} | {row: 1 << 5 for row in range(2, 20)}

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 import nesbot
-from nesbot.bot import Bot
-from nesbot.menus import GameSetup
-from nesbot.play import play_game, summary
+from nesbot.bot.policy import Bot
+from nesbot.bot.session import play_game, summary
+from nesbot.nes.menus import GameSetup
 
 ROOT = Path(__file__).parent.parent
 API_DOC = ROOT / "docs" / "api.md"
@@ -112,7 +112,7 @@ def test_rate_block_grades_the_covered_well(run_block, capsys):
 
 @pytest.mark.slow
 def test_video_block_writes_the_game_nesbot_play_plays(run_block, emulator, new_game, rom):
-    from nesbot.video import read_video_frames
+    from nesbot.show.video import read_video_frames
 
     done = run_block("video")
     played = done["player"].result()

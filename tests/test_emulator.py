@@ -1,9 +1,9 @@
-"""Pins where nes-py's step boundary falls (nesbot/emulator.py), so nobody relies on a
+"""Pins where nes-py's step boundary falls (nesbot/nes/emulator.py), so nobody relies on a
 wrong idea of when a button takes effect."""
 
-from nesbot import ram
 from nesbot._core.buttons import LEFT, START
-from nesbot.timing import ALIGNED_FRAMES
+from nesbot.nes import ram
+from nesbot.nes.timing import ALIGNED_FRAMES
 
 
 def test_aligned_step_is_one_whole_frame(emulator, new_game):

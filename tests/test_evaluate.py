@@ -25,8 +25,8 @@ from nesbot._core.evaluate import (
 )
 from nesbot._core.pieces import ORIENTATION_CELLS, SPAWN_TABLE
 from nesbot.errors import NesbotError
-from nesbot.evaluators import Evaluator
-from nesbot.weights import MEATFIGHTER_2018, Weights, load_weights, save_weights
+from nesbot.evaluation.evaluators import Evaluator
+from nesbot.evaluation.weights import MEATFIGHTER_2018, Weights, load_weights, save_weights
 
 FULL = 0x3FF
 

@@ -15,14 +15,14 @@ from nesbot._core.game import Game
 from nesbot._core.planner import Planner
 from nesbot._core.simulate import play
 from nesbot.errors import NesbotError
-from nesbot.evaluators import (
+from nesbot.evaluation.evaluators import (
     DEFAULT_EVALUATOR,
     EVALUATORS,
     Evaluator,
     get_evaluator,
     training_start_name,
 )
-from nesbot.weights import FEATURE_WEIGHT_NAMES, MEATFIGHTER_2018
+from nesbot.evaluation.weights import FEATURE_WEIGHT_NAMES, MEATFIGHTER_2018
 
 FULL = 0x3FF
 

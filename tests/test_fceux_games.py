@@ -8,12 +8,12 @@ import pytest
 from fceux import FCEUX, MISSING, XVFB_RUN, fceux_end_state
 from test_nes_frames import ram_end_state
 
-from nesbot.bot import Bot
-from nesbot.evaluators import get_evaluator
-from nesbot.fm2 import fceux_rom_md5, write_fm2
-from nesbot.menus import GameSetup, start_game
-from nesbot.planning import PlannerSettings
-from nesbot.play import play_game
+from nesbot.bot.planning import PlannerSettings
+from nesbot.bot.policy import Bot
+from nesbot.bot.session import play_game
+from nesbot.evaluation.evaluators import get_evaluator
+from nesbot.nes.fm2 import fceux_rom_md5, write_fm2
+from nesbot.nes.menus import GameSetup, start_game
 
 pytestmark = pytest.mark.skipif(FCEUX is None or XVFB_RUN is None, reason=MISSING)
 
@@ -35,7 +35,7 @@ def play_and_compare(tmp_path, rom, emulator, boot, setup, reaction, start_after
     finally:
         emulator.observers.clear()
     nes_py = ram_end_state(emulator.ram)
-    movie = tmp_path / "nesbot.fm2"
+    movie = tmp_path / "nesbot.nes.fm2"
     write_fm2(movie, bytes(recorder.log.frames), fceux_rom_md5(rom.data))
     fceux = fceux_end_state(movie, rom.path)
     fceux.pop("frames")

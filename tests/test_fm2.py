@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from nesbot._version import __version__
 from nesbot.errors import NesbotError
-from nesbot.fm2 import (
+from nesbot.nes.fm2 import (
     FLUSH_EVERY,
     Fm2Writer,
     InputLog,

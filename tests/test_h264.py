@@ -1,4 +1,4 @@
-"""The .mp4's H.264 writer (nesbot.video.h264): every picture decodes, in FFmpeg's decoder
+"""The .mp4's H.264 writer (nesbot.show.video.h264): every picture decodes, in FFmpeg's decoder
 and in Cisco's OpenH264 (which shares no code with FFmpeg; tests/openh264.py), to exactly the
 planes it was given, whichever kind of macroblock each block became."""
 
@@ -10,11 +10,11 @@ import numpy as np
 import openh264
 import pytest
 
-from nesbot.overlay import Renderer
-from nesbot.pace import NTSC_RATE
-from nesbot.video.h264 import H264Writer
-from nesbot.video.muxing import Encoder
-from nesbot.video.pictures import Yuv420Picture
+from nesbot.show.overlay import Renderer
+from nesbot.show.pace import NTSC_RATE
+from nesbot.show.video.h264 import H264Writer
+from nesbot.show.video.muxing import Encoder
+from nesbot.show.video.pictures import Yuv420Picture
 
 RATE = float(NTSC_RATE)
 CELL = 8  # a NES cell at scale 1: the motions the writer tries
@@ -153,9 +153,9 @@ def test_a_real_game_decodes_to_the_pictures_given(emulator, new_game, tmp_path:
     """300 frames of a bot's game through the .mp4 path with the overlay (Encoder, dirty
     maps from the screen's changed rows and the panel's figures, an IDR picture every 100
     frames here): every decoded frame is the encoder's picture, sample for sample."""
-    from nesbot.bot import Bot
-    from nesbot.video import muxing
-    from nesbot.watch import GameWatch
+    from nesbot.bot.policy import Bot
+    from nesbot.show.video import muxing
+    from nesbot.show.watch import GameWatch
 
     new_game(19, seed=7)
     bot = Bot()

@@ -1,7 +1,7 @@
 """The .mp4's H.264 stream keeps the level its SPS declares (Rec. ITU-T H.264 (08/2021),
 Annex A.3.1 with Table A-1), whatever the pictures are, and says the rest of its SPS right.
 
-The level nesbot.video.h264 chooses must hold in the worst case: an IDR picture of noise is all
+The level nesbot.show.video.h264 chooses must hold in the worst case: an IDR picture of noise is all
 I_PCM (384 bytes of samples a macroblock), and as the first access unit its bytes must stay
 within 384 * Max(PicSizeInMbs, fR * MaxMBPS) / MinCR. The bit rate and CPB size limits cannot
 hold in that worst case (such pictures 60 times a second are hundreds of Mbit/s); they are
@@ -31,9 +31,9 @@ from h264_syntax import (
     parse_sps,
 )
 
-from nesbot.overlay import CELL, Renderer
-from nesbot.pace import NTSC_RATE
-from nesbot.video.h264 import LEVELS, H264Writer, choose_level, worst_access_unit_bytes
+from nesbot.show.overlay import CELL, Renderer
+from nesbot.show.pace import NTSC_RATE
+from nesbot.show.video.h264 import LEVELS, H264Writer, choose_level, worst_access_unit_bytes
 
 RATE = float(NTSC_RATE)  # 39,375,000 / 655,171 pictures a second
 REFERENCES = 4
@@ -280,9 +280,9 @@ def test_a_recorded_game_keeps_its_level(emulator, new_game, tmp_path: Path, mon
     before every IDR picture, the SPS's fields, and every limit of the level in the stream:
     MinCR per access unit (IDR pictures too), the CPB at the level's bit rate and size (the
     statistical bound), frame size, macroblock rate, DPB, motion vectors (decoded by FFmpeg)."""
-    from nesbot.bot import Bot
-    from nesbot.video import muxing
-    from nesbot.watch import GameWatch
+    from nesbot.bot.policy import Bot
+    from nesbot.show.video import muxing
+    from nesbot.show.watch import GameWatch
 
     monkeypatch.setattr(muxing, "KEYFRAME_INTERVAL", KEYFRAME_INTERVAL)
     new_game(19, seed=7)

@@ -122,6 +122,32 @@ def test_nor_names_its_types_through_others():
     assert cycles(graph) == []
 
 
+# The package's layers, lowest first (docs/architecture.md); the core is below them all. A
+# module imports from its own folder or a lower layer. The modules beside the folders
+# (errors, progress, _version) import none of them and may be imported by any.
+LAYERS = (("nes", "evaluation"), ("show",), ("bot",), ("rating",), ("lab",), ("cli",))
+RANK = {folder: rank for rank, folders in enumerate(LAYERS) for folder in folders}
+
+
+def test_the_folders_import_only_from_lower_layers():
+    def folder(module: str) -> str | None:
+        parts = module.split(".")
+        return parts[1] if len(parts) >= 2 else None
+
+    upward = []
+    for module, imports in package_graph(typing=True).items():
+        if module in ("nesbot", "nesbot.__main__"):
+            continue  # the package's lazy public names, and `python -m nesbot`
+        here = folder(module)
+        for name in imports:
+            there = folder(name)
+            if there not in RANK or there == here:
+                continue  # the core, errors, progress, _version; or its own folder
+            if here not in RANK or RANK[there] >= RANK[here]:
+                upward.append(f"{module} -> {name}")
+    assert upward == []
+
+
 def test_nes_py_is_imported_by_the_emulator_module_alone():
     import nes_py
 
@@ -133,23 +159,33 @@ def test_nes_py_is_imported_by_the_emulator_module_alone():
         module = module_name(path)
         if imported(ast.parse(path.read_text(encoding="utf-8")), module, nes_py_modules):
             importers.add(module)
-    assert importers == {"nesbot.emulator"}
+    assert importers == {"nesbot.nes.emulator"}
 
 
 def test_the_graph_sees_imports_in_functions_and_for_type_checking_when_asked():
     source = (
         "from typing import TYPE_CHECKING\n"
-        "if TYPE_CHECKING:\n    from nesbot.emulator import Emulator\n"
-        "def f():\n    from nesbot.frames import WholeFrames\n"
-        "from . import ram, Bot\n"
+        "if TYPE_CHECKING:\n    from nesbot.nes.emulator import Emulator\n"
+        "def f():\n    from nesbot.show.frames import WholeFrames\n"
+        "from ..nes import ram\nfrom .. import Bot\n"
     )
-    modules = {"nesbot", "nesbot.emulator", "nesbot.frames", "nesbot.ram", "nesbot.play"}
-    tree = ast.parse(source)
-    assert imported(tree, "nesbot.play", modules) == {"nesbot.frames", "nesbot", "nesbot.ram"}
-    assert imported(tree, "nesbot.play", modules, typing=True) == {
-        "nesbot.emulator",
-        "nesbot.frames",
+    modules = {
         "nesbot",
-        "nesbot.ram",
+        "nesbot.nes.emulator",
+        "nesbot.show.frames",
+        "nesbot.nes.ram",
+        "nesbot.bot.session",
+    }
+    tree = ast.parse(source)
+    assert imported(tree, "nesbot.bot.session", modules) == {
+        "nesbot.show.frames",
+        "nesbot",
+        "nesbot.nes.ram",
+    }
+    assert imported(tree, "nesbot.bot.session", modules, typing=True) == {
+        "nesbot.nes.emulator",
+        "nesbot.show.frames",
+        "nesbot",
+        "nesbot.nes.ram",
     }
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]

@@ -2,9 +2,9 @@
 
 import pytest
 
-from nesbot import ram
 from nesbot.errors import NesbotError
-from nesbot.menus import GameSetup, choose_game_type
+from nesbot.nes import ram
+from nesbot.nes.menus import GameSetup, choose_game_type
 
 
 @pytest.mark.parametrize("level", [0, 9, 10, 18, 19])

@@ -5,8 +5,8 @@ need a burn; their weights reach the search and `nesbot explain` shows them."""
 import pytest
 
 from nesbot._core.evaluate import ALL_FEATURE_NAMES, all_features_py, evaluate_py
-from nesbot.surface import load_surface_table
-from nesbot.weights import MEATFIGHTER_2018, Weights
+from nesbot.evaluation.surface import load_surface_table
+from nesbot.evaluation.weights import MEATFIGHTER_2018, Weights
 
 WELL_9 = 0b0111111111  # columns 0-8 filled, column 9 empty
 

@@ -1,4 +1,4 @@
-"""nesbot.nes_frames, checked against FCEUX itself: movies FCEUX alone defines (person-like
+"""nesbot.nes.nes_frames, checked against FCEUX itself: movies FCEUX alone defines (person-like
 and random input from power-on, a movie with frames taken out or put in) replayed on nes-py
 end where FCEUX ends them or name the frame they cannot play, and games played on nes-py,
 written as FCEUX frames, end in FCEUX where nes-py ended."""
@@ -10,11 +10,11 @@ import pytest
 from fceux import FCEUX, MISSING, XVFB_RUN, fceux_end_state
 from nes_py import NESEnv
 
-from nesbot import ram
 from nesbot._core.buttons import DOWN, LEFT, RIGHT, SELECT, START, A, B, pad_to_nes
-from nesbot.emulator import Emulator
-from nesbot.fm2 import Fm2Writer, fceux_rom_md5, write_fm2
-from nesbot.nes_frames import (
+from nesbot.nes import ram
+from nesbot.nes.emulator import Emulator
+from nesbot.nes.fm2 import Fm2Writer, fceux_rom_md5, write_fm2
+from nesbot.nes.nes_frames import (
     HELD_2,
     NEWLY_2,
     Conflict,
@@ -23,7 +23,7 @@ from nesbot.nes_frames import (
     _reads_of,
     step_stamp,
 )
-from nesbot.replay import step_log
+from nesbot.nes.replay import step_log
 
 needs_fceux = pytest.mark.skipif(FCEUX is None or XVFB_RUN is None, reason=MISSING)
 
@@ -83,7 +83,7 @@ def replay(rom_path: Path, frames: bytes) -> tuple[dict[str, int], list[Conflict
 
 
 def frames_of(movie: Path) -> bytes:
-    from nesbot.fm2 import read_fm2
+    from nesbot.nes.fm2 import read_fm2
 
     return read_fm2(movie).frames
 
@@ -131,7 +131,7 @@ def test_a_person_like_movie_of_fceux_ends_in_nes_py_where_fceux_ends_it(
 
 @needs_fceux
 def test_a_game_on_nes_py_written_as_fceux_frames_ends_in_fceux_where_it_ended(tmp_path, rom_path):
-    movie = tmp_path / "nesbot.fm2"
+    movie = tmp_path / "nesbot.nes.fm2"
     nes_py = record(rom_path, person_like(7, 3_000), movie)
     assert nes_py["game_mode"] == 4
     fceux = fceux_end_state(movie, rom_path)

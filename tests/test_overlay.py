@@ -5,10 +5,10 @@ frames show a plan, piece counts, the 999,999 moment)."""
 import numpy as np
 import pytest
 
-from nesbot import ram
 from nesbot._core.pieces import ORIENTATION_CELLS
 from nesbot.errors import NesbotError
-from nesbot.overlay import (
+from nesbot.nes import ram
+from nesbot.show.overlay import (
     CELL,
     COLUMNS,
     NEXT_PLAN_RGB,
@@ -26,7 +26,7 @@ from nesbot.overlay import (
     draw_banner,
     placement_cells,
 )
-from nesbot.watch import GameWatch
+from nesbot.show.watch import GameWatch
 
 
 def board_cells(state: ram.GameState) -> set[tuple[int, int]]:
@@ -47,7 +47,7 @@ def test_playfield_position_matches_the_emulator(emulator, new_game) -> None:
     """Every pixel of the playfield is the board RAM holds, drawn from PLAYFIELD_LEFT and
     PLAYFIELD_TOP, except where the falling piece is: the screen draws it where one of the
     last three frames left it (the sprite copy lags the logic by a frame or two)."""
-    from nesbot.bot import Bot
+    from nesbot.bot.policy import Bot
 
     new_game(19, seed=3)
     bot = Bot()
@@ -121,7 +121,7 @@ def test_render_without_overlay_is_the_plain_upscale() -> None:
 
 
 def test_panel_is_drawn_beside_the_screen_and_only_when_the_figures_change(monkeypatch) -> None:
-    from nesbot import overlay
+    from nesbot.show import overlay
 
     renderer = Renderer(2, panel=True)
     assert (renderer.width, renderer.height) == ((256 + PANEL_WIDTH) * 2, 480)

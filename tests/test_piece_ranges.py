@@ -12,7 +12,7 @@ from nesbot._core.game import Game
 from nesbot._core.moves import Searcher
 from nesbot._core.piece_ranges import ANY_NEXT, I_SPAWN, I_VERTICAL, reach_limits, reachable_columns
 from nesbot._core.planner import Planner
-from nesbot.weights import MEATFIGHTER_2018
+from nesbot.evaluation.weights import MEATFIGHTER_2018
 
 
 def stack(heights: list[int]) -> list[int]:

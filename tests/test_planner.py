@@ -17,8 +17,8 @@ from nesbot._core.pieces import PIECE_TYPE, SPAWN_TABLE
 from nesbot._core.planner import Planner
 from nesbot._core.rules import piece_odds
 from nesbot._core.simulate import nes_rng
-from nesbot.evaluators import EVALUATORS
-from nesbot.planning import PlannerSettings, build_planner
+from nesbot.bot.planning import PlannerSettings, build_planner
+from nesbot.evaluation.evaluators import EVALUATORS
 
 MEATFIGHTER = EVALUATORS["meatfighter-2018"]
 I_HORIZONTAL, T_DOWN = 0x12, 0x02

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from nesbot.planning import PlannerSettings
+from nesbot.bot.planning import PlannerSettings
 
 BENCH = Path(__file__).parents[1] / "scripts" / "bench_planner.py"
 FRAMES = 3000

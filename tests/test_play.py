@@ -1,4 +1,4 @@
-"""nesbot.play.play, the session behind `nesbot play`: what it keeps (video, log, still) and
+"""nesbot.bot.session.play, the session behind `nesbot play`: what it keeps (video, log, still) and
 shows, its progress while the menus wait, and the CLI's checks before the ~40 s boot.
 
 The session tests start from the saved level menu (tests/conftest.py) instead of booting
@@ -15,14 +15,14 @@ import cv2
 import numpy as np
 import pytest
 
-from nesbot import play as play_module
-from nesbot import ram
-from nesbot.bot import Bot
-from nesbot.fm2 import read_fm2
-from nesbot.menus import GameSetup
-from nesbot.play import Outputs, play
-from nesbot.timing import ALIGNED_FRAMES
-from nesbot.video import probe_video
+from nesbot.bot import session as play_module
+from nesbot.bot.policy import Bot
+from nesbot.bot.session import Outputs, play
+from nesbot.nes import ram
+from nesbot.nes.fm2 import read_fm2
+from nesbot.nes.menus import GameSetup
+from nesbot.nes.timing import ALIGNED_FRAMES
+from nesbot.show.video import probe_video
 
 
 @pytest.fixture

@@ -1,12 +1,12 @@
-"""nesbot.timing.PpuClock and nesbot.frames: the clock says where each step ended in the
+"""nesbot.nes.timing.PpuClock and nesbot.show.frames: the clock says where each step ended in the
 picture, to the pixel the Tetris flash shows, and whole pictures join two steps' screens
 there."""
 
 import numpy as np
 
-from nesbot.bot import Bot
-from nesbot.frames import whole_picture
-from nesbot.timing import PIXELS, WIDTH, PpuClock
+from nesbot.bot.policy import Bot
+from nesbot.nes.timing import PIXELS, WIDTH, PpuClock
+from nesbot.show.frames import whole_picture
 
 BORDER_COLUMN = 4  # left of the playfield: the background, which a Tetris flash turns white
 

@@ -4,8 +4,8 @@ import itertools
 
 import numpy as np
 
-from nesbot import ram
 from nesbot._core.pieces import SPAWN_TABLE
+from nesbot.nes import ram
 
 
 def test_decode_first_frame_of_a_level_19_game(emulator, new_game):

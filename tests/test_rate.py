@@ -13,24 +13,24 @@ import numpy as np
 import pytest
 
 import nesbot
-from nesbot import ram
 from nesbot._core.buttons import DOWN, LEFT, RIGHT, A
 from nesbot._core.game import Game
 from nesbot._core.simulate import play
-from nesbot.bot import Bot
+from nesbot.bot.planning import PlannerSettings, build_planner
+from nesbot.bot.policy import Bot
+from nesbot.bot.session import play_game
 from nesbot.cli import main
 from nesbot.errors import NesbotWarning
-from nesbot.evaluators import get_evaluator
-from nesbot.fm2 import Fm2Writer, fceux_rom_md5, read_fm2
-from nesbot.menus import GameSetup, reach_level_menu, start_game
-from nesbot.nes_frames import FrameRecorder
-from nesbot.overlay import Renderer
-from nesbot.planning import PlannerSettings, build_planner
-from nesbot.play import play_game
+from nesbot.evaluation.evaluators import get_evaluator
+from nesbot.nes import ram
+from nesbot.nes.fm2 import Fm2Writer, fceux_rom_md5, read_fm2
+from nesbot.nes.menus import GameSetup, reach_level_menu, start_game
+from nesbot.nes.nes_frames import FrameRecorder
 from nesbot.rating import report
 from nesbot.rating.game import rate_pieces
 from nesbot.rating.grades import GRADES, accuracy, grade
 from nesbot.rating.intent import Intent, read_intent
+from nesbot.rating.overlay import LEGEND, RatingWatch
 from nesbot.rating.playouts import compare_places, playout_points
 from nesbot.rating.positions import (
     LoggedPiece,
@@ -41,8 +41,8 @@ from nesbot.rating.positions import (
 )
 from nesbot.rating.rater import Rater, RatingSettings, describe_place
 from nesbot.rating.speed import measure_speed, miss_chance
-from nesbot.rating.video import LEGEND, RatingWatch
-from nesbot.video import probe_video
+from nesbot.show.overlay import Renderer
+from nesbot.show.video import probe_video
 
 WELL = [0] * 16 + [0b1111111110] * 4  # four rows full but column 0
 EVALUATOR = get_evaluator("nesbot-trained")

@@ -108,11 +108,11 @@ def test_the_sdist_holds_the_cython_sources_and_no_build_products(release):
     assert pyx, "the checkout has no cython_core/*.pyx"
     core = {Path(name).name for name in names if name.startswith("nesbot/_core/")}
     assert pyx <= core, f"missing Cython sources: {sorted(pyx - core)}"
-    for kind in ("*.pxd", "*.h", "*.pyi"):
+    for kind in ("*.pxd", "*.h", "*.pyi", "*.py"):
         expected = {path.name for path in (ROOT / "cython_core").glob(kind)}
         assert expected <= core, f"missing {kind}: {sorted(expected - core)}"
-    for path in (ROOT / "nesbot" / "video").glob("*.py[xi]"):  # the .mp4's H.264 writer
-        assert f"nesbot/video/{path.name}" in names, f"{path.name} is not in the sdist"
+    for path in (ROOT / "nesbot" / "show" / "video").glob("*.py[xi]"):  # the .mp4's H.264 writer
+        assert f"nesbot/show/video/{path.name}" in names, f"{path.name} is not in the sdist"
     for name in ("setup.py", "pyproject.toml", "LICENSE", "README.md", "nesbot/py.typed"):
         assert name in names, f"{name} is not in the sdist"
     leaked = [
@@ -128,12 +128,15 @@ def test_the_sdist_holds_the_cython_sources_and_no_build_products(release):
 def test_the_wheel_holds_the_compiled_core_stubs_and_license(release):
     names = set(release.wheel_names)
     pyx = sorted(name.removesuffix(".pyx") for name in release.sdist_names if name.endswith(".pyx"))
-    assert "nesbot/video/h264" in pyx
+    assert "nesbot/show/video/h264" in pyx
     for module in pyx:  # each compiled beside its source
         compiled = [name for name in names if name.startswith(f"{module}.cpython-")]
         assert len(compiled) == 1 and compiled[0].endswith(".so"), (module, compiled)
     stubs = {f"nesbot/_core/{path.name}" for path in (ROOT / "cython_core").glob("*.pyi")}
-    stubs |= {f"nesbot/video/{path.name}" for path in (ROOT / "nesbot" / "video").glob("*.pyi")}
+    stubs |= {
+        f"nesbot/show/video/{path.name}"
+        for path in (ROOT / "nesbot" / "show" / "video").glob("*.pyi")
+    }
     assert stubs <= names, f"missing stubs: {sorted(stubs - names)}"
     assert "nesbot/py.typed" in names
     modules = {  # every module of the checkout's package, its subpackages too

@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nesbot import rom as rom_module
 from nesbot.errors import NesbotError
-from nesbot.rom import (
+from nesbot.nes import rom as rom_module
+from nesbot.nes.rom import (
     EXPECTED_FILE_SIZE,
     INES_MAGIC,
     KNOWN_ROMS,

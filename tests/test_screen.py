@@ -11,16 +11,16 @@ import cv2
 import numpy as np
 import pytest
 
-from nesbot import ram
 from nesbot._core.pieces import ORIENTATION_CELLS
-from nesbot.bot import Bot
+from nesbot.bot.planning import PlannerSettings
+from nesbot.bot.policy import Bot
+from nesbot.bot.session import play_game
 from nesbot.cli import main
-from nesbot.evaluators import get_evaluator
-from nesbot.fm2 import Fm2Writer, fceux_rom_md5, read_fm2
-from nesbot.menus import GameSetup, start_game
-from nesbot.nes_frames import FrameRecorder
-from nesbot.planning import PlannerSettings
-from nesbot.play import play_game
+from nesbot.evaluation.evaluators import get_evaluator
+from nesbot.nes import ram
+from nesbot.nes.fm2 import Fm2Writer, fceux_rom_md5, read_fm2
+from nesbot.nes.menus import GameSetup, start_game
+from nesbot.nes.nes_frames import FrameRecorder
 from nesbot.rating.positions import LoggedPiece, Position, logged_pieces
 from nesbot.rating.screen import (
     FrameReader,

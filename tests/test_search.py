@@ -214,7 +214,7 @@ def test_plain_placements_are_a_subset_of_the_search(seed):
 @pytest.mark.parametrize("seed", range(12))
 def test_every_plan_locks_where_the_planner_says(seed):
     from nesbot._core.planner import Planner
-    from nesbot.evaluators import EVALUATORS
+    from nesbot.evaluation.evaluators import EVALUATORS
 
     rng = np.random.default_rng(200 + seed)
     rows = _random_board(rng, int(rng.integers(0, 12)))

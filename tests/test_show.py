@@ -18,10 +18,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from nesbot.fm2 import read_fm2
-from nesbot.video import probe_video
+from nesbot.nes.fm2 import read_fm2
+from nesbot.show.video import probe_video
 
-BANNER_BAR_RGB = (60, 188, 252)  # the getting-ready progress bar (nesbot.overlay)
+BANNER_BAR_RGB = (60, 188, 252)  # the getting-ready progress bar (nesbot.show.overlay)
 
 
 @pytest.fixture(scope="module")

@@ -11,12 +11,12 @@ from test_train import local_ray  # noqa: F401 (the session's one local Ray inst
 from nesbot._core.game import Game
 from nesbot._core.planner import Planner
 from nesbot._core.simulate import nes_rng, play
-from nesbot.bot import Bot
+from nesbot.bot.planning import PlannerSettings, build_planner
+from nesbot.bot.policy import Bot
+from nesbot.bot.simulated_ram import run_policy
 from nesbot.errors import NesbotError
-from nesbot.evaluators import EVALUATORS
-from nesbot.planning import PlannerSettings, build_planner
-from nesbot.simulated_ram import run_policy
-from nesbot.stats import GameSpec, game_setup, play_one, ray_runner, simulate
+from nesbot.evaluation.evaluators import EVALUATORS
+from nesbot.lab.simulate import GameSpec, game_setup, play_one, ray_runner, simulate
 
 SUMMARY_KEYS = [
     "games",

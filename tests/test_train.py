@@ -8,10 +8,11 @@ import numpy as np
 import pytest
 from test_cli import _assert_one_line_error, nesbot
 
+from nesbot.bot.planning import PlannerSettings
 from nesbot.errors import NesbotError
-from nesbot.planning import PlannerSettings
-from nesbot.stats import run_games
-from nesbot.train import (
+from nesbot.evaluation.weights import MEATFIGHTER_2018, load_weights
+from nesbot.lab.simulate import run_games
+from nesbot.lab.train import (
     TrainConfig,
     evaluate_swarm,
     fitness_of,
@@ -21,7 +22,6 @@ from nesbot.train import (
     step,
     train,
 )
-from nesbot.weights import MEATFIGHTER_2018, load_weights
 
 # Games from level 28 to level 29 (a few hundred pieces) with the two-piece chain, the
 # cheapest planner, so tests stay quick: what they check does not depend on the planner.

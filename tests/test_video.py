@@ -19,8 +19,8 @@ import pytest
 
 from nesbot._core.buttons import START
 from nesbot.errors import NesbotError
-from nesbot.frames import WholeFrames
-from nesbot.overlay import (
+from nesbot.show.frames import WholeFrames
+from nesbot.show.overlay import (
     CELL,
     COLUMNS,
     PLAN_RGB,
@@ -29,7 +29,7 @@ from nesbot.overlay import (
     ROWS,
     placement_cells,
 )
-from nesbot.video import (
+from nesbot.show.video import (
     VideoWriter,
     formats,
     probe_video,
@@ -37,7 +37,7 @@ from nesbot.video import (
     read_video_frames,
     save_png,
 )
-from nesbot.video.writer import BATCH_FRAMES, queue_frames
+from nesbot.show.video.writer import BATCH_FRAMES, queue_frames
 
 NTSC_RATE = Fraction(39_375_000, 655_171)
 FLAT_RGB = (200, 76, 12)  # an NES palette orange: every channel far from the others
@@ -124,7 +124,7 @@ def test_mp4_is_what_browsers_play(tmp_path: Path) -> None:
     write_video(path, synthetic_frames(90), overlay=True)
     facts = probe_video(path)
     assert facts.codec == "h264"
-    assert facts.profile == "Constrained Baseline"  # CAVLC, no B-frames (nesbot.video.h264)
+    assert facts.profile == "Constrained Baseline"  # CAVLC, no B-frames (nesbot.show.video.h264)
     assert facts.pix_fmt == "yuv420p"
     assert facts.colorspace == 6  # SMPTE 170M (BT.601)
     assert (facts.width, facts.height) == (384 * 3, 720)
@@ -187,7 +187,7 @@ def test_a_writer_given_no_frames_leaves_no_file(tmp_path: Path) -> None:
 
 
 def test_real_emulator_records_every_step(rom, tmp_path: Path) -> None:
-    from nesbot.emulator import Emulator
+    from nesbot.nes.emulator import Emulator
 
     path = tmp_path / "boot.mp4"
     with Emulator(rom.path) as emu:
@@ -228,8 +228,8 @@ def differing_pixels(a: np.ndarray, b: np.ndarray) -> int:
 def play_and_record(emulator, new_game, path: Path, frames: int, overlay: bool):
     """A bot game from level 19 with a video of `frames` whole frames, as `play` records
     it; returns the pictures and overlay infos written."""
-    from nesbot.bot import Bot
-    from nesbot.watch import GameWatch
+    from nesbot.bot.policy import Bot
+    from nesbot.show.watch import GameWatch
 
     new_game(19, seed=5)
     bot = Bot()
@@ -343,7 +343,7 @@ def test_frames_are_copied_and_slots_reused_in_order(tmp_path: Path) -> None:
 def test_keyboard_interrupt_leaves_a_readable_file(
     rom, tmp_path: Path, writer_first: bool, expected_frames: int
 ) -> None:
-    from nesbot.emulator import Emulator
+    from nesbot.nes.emulator import Emulator
 
     def interrupt_at_50(pad: int, emu: Emulator) -> None:
         if emu.frame == 50:
@@ -408,7 +408,7 @@ def test_a_program_that_ends_without_close_leaves_a_playable_file(
     expected = 25 - (25 % BATCH_FRAMES if "SIGKILL" in ending else 0)
     script = (
         "import numpy as np\n"
-        "from nesbot.video import VideoWriter\n"
+        "from nesbot.show.video import VideoWriter\n"
         f"writer = VideoWriter({str(path)!r}, scale=1)\n"
         "for i in range(25):\n"
         "    writer.write(np.full((240, 256, 3), i * 9, np.uint8))\n"

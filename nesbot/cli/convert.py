@@ -16,7 +16,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from nesbot.convert import convert_log
+    from nesbot.nes.convert import convert_log
 
     log, rom = log_and_rom(args.old, args)
     frames = convert_log(rom, log, args.new)

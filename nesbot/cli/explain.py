@@ -23,8 +23,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from nesbot.evaluators import get_evaluator
-    from nesbot.explain import explain
+    from nesbot.bot.explain import explain
+    from nesbot.evaluation.evaluators import get_evaluator
 
     evaluator = get_evaluator(args.evaluator, args.weights)
     print(explain(args.board, args.piece, args.next, args.level, evaluator, planner_settings(args)))

@@ -5,10 +5,10 @@ import sys
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from nesbot.fm2 import InputLog
-    from nesbot.planning import PlannerSettings
-    from nesbot.replay import OnConflict
-    from nesbot.rom import Rom
+    from nesbot.bot.planning import PlannerSettings
+    from nesbot.nes.fm2 import InputLog
+    from nesbot.nes.replay import OnConflict
+    from nesbot.nes.rom import Rom
 
 SAME_PIECES_HELP = (
     "each game's pieces depend on --seed and the game alone, not on the play, so two "
@@ -42,7 +42,7 @@ def add_rom_options(parser: argparse.ArgumentParser) -> None:
 
 def find_rom(args: argparse.Namespace) -> "Rom":
     """The ROM --rom and --any-rom ask for, said on stderr."""
-    from nesbot.rom import find_rom as find
+    from nesbot.nes.rom import find_rom as find
 
     rom = find(args.rom, any_rom=args.any_rom)
     print(rom.describe(), file=sys.stderr)
@@ -52,7 +52,7 @@ def find_rom(args: argparse.Namespace) -> "Rom":
 def log_and_rom(path: str, args: argparse.Namespace) -> tuple["InputLog", "Rom"]:
     """The .fm2 log at `path` (read first: a bad log fails before the ROM is looked for)
     and the ROM the options ask for, checked to be the log's."""
-    from nesbot.fm2 import fceux_rom_md5, read_fm2
+    from nesbot.nes.fm2 import fceux_rom_md5, read_fm2
 
     log = read_fm2(path)
     rom = find_rom(args)
@@ -61,7 +61,7 @@ def log_and_rom(path: str, args: argparse.Namespace) -> tuple["InputLog", "Rom"]
 
 
 def add_evaluator_options(parser: argparse.ArgumentParser) -> None:
-    from nesbot.evaluators import EVALUATORS
+    from nesbot.evaluation.evaluators import EVALUATORS
 
     choice = parser.add_mutually_exclusive_group()
     choice.add_argument("--weights", metavar="FILE", help="a weights file (as nesbot train writes)")
@@ -75,7 +75,7 @@ def add_evaluator_options(parser: argparse.ArgumentParser) -> None:
 
 
 def add_planner_options(parser: argparse.ArgumentParser, reaction: bool = True) -> None:
-    from nesbot.planning import DEFAULT_LOOKAHEAD, LOOKAHEADS, NEXT_SEARCHES, TAP_RATES
+    from nesbot.bot.planning import DEFAULT_LOOKAHEAD, LOOKAHEADS, NEXT_SEARCHES, TAP_RATES
 
     parser.add_argument(
         "--tap-hz",
@@ -129,7 +129,7 @@ def add_planner_options(parser: argparse.ArgumentParser, reaction: bool = True) 
 
 
 def planner_settings(args: argparse.Namespace) -> "PlannerSettings":
-    from nesbot.planning import PlannerSettings
+    from nesbot.bot.planning import PlannerSettings
 
     return PlannerSettings(
         tap_hz=args.tap_hz,
@@ -173,7 +173,7 @@ def add_conflict_option(parser: argparse.ArgumentParser) -> None:
 
 def on_conflict(args: argparse.Namespace, log: "InputLog") -> "OnConflict | None":
     """What replay, verify and rate do at a frame nes-py cannot give its buttons: stop
-    (None: nesbot.replay's default) or, with --go-on, name it on stderr and go on."""
+    (None: nesbot.nes.replay's default) or, with --go-on, name it on stderr and go on."""
     if not args.go_on:
         return None
 

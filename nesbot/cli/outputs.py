@@ -1,5 +1,5 @@
 """What play, replay and rate write and show, from their options: paths checked before a
-long run, the pictures of a replayed log (nesbot.pictures does the wiring), progress on
+long run, the pictures of a replayed log (nesbot.show.pictures does the wiring), progress on
 stderr, and the files kept, named at the end."""
 
 import argparse
@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING, Any, TextIO
 from nesbot.errors import NesbotError
 
 if TYPE_CHECKING:
-    from nesbot.emulator import Emulator
-    from nesbot.fm2 import InputLog
-    from nesbot.watch import GameWatch
+    from nesbot.nes.emulator import Emulator
+    from nesbot.nes.fm2 import InputLog
+    from nesbot.show.watch import GameWatch
 
 Observer = Callable[[int, "Emulator"], None]
 
@@ -38,7 +38,7 @@ def open_output(path: str, what: str) -> TextIO:
 
 
 def scale(args: argparse.Namespace) -> int:
-    from nesbot.overlay import check_scale
+    from nesbot.show.overlay import check_scale
 
     return check_scale(args.scale)
 
@@ -64,13 +64,13 @@ def replay_pictures(
     `game_only` leaves the menus out of the video."""
     observers: list[Any] = []
     if args.realtime:
-        from nesbot.pace import Pacer
+        from nesbot.show.pace import Pacer
 
         observers.append(Pacer())
     if not (args.video or args.show):
         return tuple(observers)
-    from nesbot.pictures import open_window, whole_frames
-    from nesbot.watch import GameWatch
+    from nesbot.show.pictures import open_window, whole_frames
+    from nesbot.show.watch import GameWatch
 
     size = scale(args)
     watch = watch or GameWatch()  # the panel's figures; a replay has no plan to outline
@@ -91,7 +91,7 @@ def replay_pictures(
 
 def step_progress(what: str, log: "InputLog", stack: ExitStack) -> Observer:
     """An emulator observer showing progress through the log's steps (nesbot.progress)."""
-    from nesbot.nes_frames import log_steps
+    from nesbot.nes.nes_frames import log_steps
     from nesbot.progress import Progress
 
     steps = log_steps(log, lambda conflict: None).steps

@@ -19,8 +19,8 @@ from nesbot.cli.options import (
 from nesbot.cli.outputs import check_codec, check_overlay, name_files, scale
 
 if TYPE_CHECKING:
+    from nesbot.nes.ram import GameState
     from nesbot.progress import Progress
-    from nesbot.ram import GameState
 
 NAME = "play"
 HELP = "boot the ROM, start an A-TYPE game and let the bot play"
@@ -58,10 +58,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from nesbot.bot import Bot
-    from nesbot.evaluators import get_evaluator
-    from nesbot.menus import GameSetup
-    from nesbot.play import Outputs, play, summary
+    from nesbot.bot.policy import Bot
+    from nesbot.bot.session import Outputs, play, summary
+    from nesbot.evaluation.evaluators import get_evaluator
+    from nesbot.nes.menus import GameSetup
 
     check_overlay(args, "--video, --show or --still")
     check_codec(args)
@@ -76,15 +76,15 @@ def run(args: argparse.Namespace) -> int:
     )
     # Bad paths fail now, not after the ~40 s boot.
     if outputs.video is not None:
-        from nesbot.video import check_video_path
+        from nesbot.show.video import check_video_path
 
         check_video_path(outputs.video, outputs.codec)
     if outputs.still is not None:
-        from nesbot.video import check_png_path
+        from nesbot.show.video import check_png_path
 
         check_png_path(outputs.still)
     if outputs.show:
-        from nesbot.window import check_display
+        from nesbot.show.window import check_display
 
         check_display()
     rom = find_rom(args)
@@ -125,7 +125,7 @@ def run(args: argparse.Namespace) -> int:
 
 class _PlayProgress:
     """play's progress on stderr (nesbot.progress): the boot, counted in the ~24,000 steps
-    the menus wait for (nesbot/timing.py: ALIGNED_FRAMES), then the game, in pieces."""
+    the menus wait for (nesbot/nes/timing.py: ALIGNED_FRAMES), then the game, in pieces."""
 
     def __init__(self) -> None:
         self._stack = ExitStack()

@@ -108,8 +108,8 @@ def run(args: argparse.Namespace) -> int:
             on_conflict=on_conflict(args, log),
         )
     if args.video:
-        from nesbot.rating.video import RatingWatch
-        from nesbot.replay import replay_on_emulator
+        from nesbot.nes.replay import replay_on_emulator
+        from nesbot.rating.overlay import RatingWatch
 
         with ExitStack() as stack:
             watch = RatingWatch(rating.ratings)
@@ -139,7 +139,7 @@ def _rating_progress(stack: ExitStack, reading: ExitStack) -> Callable[[int, int
 
 
 def _rating_settings(args: argparse.Namespace) -> "RatingSettings":
-    from nesbot.evaluators import get_evaluator
+    from nesbot.evaluation.evaluators import get_evaluator
     from nesbot.rating.rater import RatingSettings
 
     return RatingSettings(

@@ -47,8 +47,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from nesbot.replay import replay_on_emulator, replay_on_simulator
-    from nesbot.timing import ALIGNED_FRAMES
+    from nesbot.nes.replay import replay_on_emulator, replay_on_simulator
+    from nesbot.nes.timing import ALIGNED_FRAMES
 
     log, rom = log_and_rom(args.log, args)
     for option, wanted in (("--video", args.video), ("--show", args.show)):

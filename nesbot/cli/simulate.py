@@ -35,8 +35,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from nesbot.evaluators import get_evaluator
-    from nesbot.stats import plot_scores, require_matplotlib, simulate
+    from nesbot.evaluation.evaluators import get_evaluator
+    from nesbot.lab.simulate import plot_scores, require_matplotlib, simulate
 
     evaluator = get_evaluator(args.evaluator, args.weights, args.reaction)
     if args.plot:

@@ -72,11 +72,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from functools import partial
 
-    from nesbot.evaluators import get_evaluator, training_start_name
+    from nesbot.evaluation.evaluators import get_evaluator, training_start_name
+    from nesbot.evaluation.weights import save_weights
+    from nesbot.lab.simulate import run_games
+    from nesbot.lab.train import TrainConfig, ray_runner, train, trained_weights
     from nesbot.progress import Progress
-    from nesbot.stats import run_games
-    from nesbot.train import TrainConfig, ray_runner, train, trained_weights
-    from nesbot.weights import save_weights
 
     named = args.evaluator or (None if args.weights else training_start_name(args.reaction))
     config = TrainConfig.starting_from(

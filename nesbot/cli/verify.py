@@ -18,8 +18,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from nesbot.replay import verify
-    from nesbot.timing import ALIGNED_FRAMES
+    from nesbot.nes.replay import verify
+    from nesbot.nes.timing import ALIGNED_FRAMES
 
     log, rom = log_and_rom(args.log, args)
     with ExitStack() as stack:

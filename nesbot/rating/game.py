@@ -8,13 +8,13 @@ from dataclasses import asdict, dataclass, replace
 
 from nesbot._core.pieces import KILL_SCREEN_LEVEL
 from nesbot.errors import NesbotError
-from nesbot.fm2 import InputLog
+from nesbot.nes.fm2 import InputLog
+from nesbot.nes.replay import OnConflict
+from nesbot.nes.rom import Rom
 from nesbot.rating.grades import GRADES, accuracy, is_best_or_good
 from nesbot.rating.positions import LoggedPiece, logged_pieces
 from nesbot.rating.rater import PieceRating, Rater, RatingSettings
 from nesbot.rating.speed import PlayerSpeed, measure_speed
-from nesbot.replay import OnConflict
-from nesbot.rom import Rom
 
 STAGES = ("before the transition", "after the transition", "level 29 and beyond")
 
@@ -123,7 +123,7 @@ def rate_log(
     on_conflict: OnConflict | None = None,
 ) -> GameRating:
     """Rate the log's first game (rate_pieces on its replayed pieces; a frame nes-py cannot
-    give its buttons goes to `on_conflict`, nesbot.replay)."""
+    give its buttons goes to `on_conflict`, nesbot.nes.replay)."""
     if workers < 1:
         raise NesbotError(f"--workers {workers}: need at least 1")
     pieces = list(logged_pieces(rom, log, replay_observers, on_conflict))

@@ -85,7 +85,7 @@ def _readings(
 ) -> list[tuple[Position, bytes]]:
     """The ways the game may have read the log's buttons: each frame its own step's (a step
     is a whole frame), or the step before's (nes-py's step boundary between the poll and
-    the logic, as early in a session; nesbot/emulator.py)."""
+    the logic, as early in a session; nesbot/nes/emulator.py)."""
     own = (position, pads + late)
     if len(lead) != 2 or not pads:
         return [own]

@@ -14,11 +14,11 @@ A top-out adds nothing.
 import math
 from dataclasses import dataclass, replace
 
-from nesbot import ram
 from nesbot._core.game import Game
 from nesbot._core.pieces import KILL_SCREEN_LEVEL
 from nesbot._core.planner import Planner
 from nesbot._core.simulate import play
+from nesbot.nes import ram
 from nesbot.rating.grades import TETRIS_POINTS_PER_LINE
 from nesbot.rating.positions import Place, Position
 

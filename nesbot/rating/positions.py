@@ -12,16 +12,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from nesbot import ram
 from nesbot._core.game import Game
 from nesbot._core.pieces import SPAWN_TABLE
-from nesbot.emulator import Emulator
+from nesbot.bot.explain import parse_board, spawn_orientation
 from nesbot.errors import NesbotError
-from nesbot.explain import parse_board, spawn_orientation
-from nesbot.fm2 import InputLog
-from nesbot.nes_frames import log_steps
-from nesbot.replay import OnConflict, step_log, stop_at_conflicts
-from nesbot.rom import Rom
+from nesbot.nes import ram
+from nesbot.nes.emulator import Emulator
+from nesbot.nes.fm2 import InputLog
+from nesbot.nes.nes_frames import log_steps
+from nesbot.nes.replay import OnConflict, step_log, stop_at_conflicts
+from nesbot.nes.rom import Rom
 
 SPAWN_X = 5  # as cython_core/rules.pxd
 
@@ -223,7 +223,7 @@ def logged_pieces(
 ) -> Iterator[LoggedPiece]:
     """Replay the log's first game on the emulator and yield its pieces in order, each once
     the next has spawned (so its placement is known) or the game has ended. A frame nes-py
-    cannot give its buttons goes to `on_conflict` (nesbot.replay; by default it stops)."""
+    cannot give its buttons goes to `on_conflict` (nesbot.nes.replay; by default it stops)."""
     falling: _Falling | None = None
     spawn: tuple[int, bytes] | None = None  # a spawn whose position is still to be read
     was_active = False

@@ -6,14 +6,14 @@ from dataclasses import asdict, dataclass, replace
 
 import numpy as np
 
-from nesbot import ram
 from nesbot._core.evaluate import evaluate_trace
 from nesbot._core.game import Game
 from nesbot._core.moves import Searcher
 from nesbot._core.pieces import ORIENTATION_CELLS, PIECE_NAMES, PIECE_TYPE
+from nesbot.bot.planning import DEFAULT_SETTINGS, PlannerSettings, build_planner
 from nesbot.errors import NesbotError
-from nesbot.evaluators import Evaluator
-from nesbot.planning import DEFAULT_SETTINGS, PlannerSettings, build_planner
+from nesbot.evaluation.evaluators import Evaluator
+from nesbot.nes import ram
 from nesbot.rating.grades import WORST, grade
 from nesbot.rating.intent import read_intent
 from nesbot.rating.playouts import DEFAULT_HORIZON, DEFAULT_PLAYOUTS, compare_places

@@ -29,15 +29,15 @@ import av
 import cv2
 import numpy as np
 
-from nesbot import ram
 from nesbot._core.pieces import ORIENTATION_CELLS, PIECE_TYPE, SPAWN_TABLE
-from nesbot.emulator import Emulator
 from nesbot.errors import NesbotError
-from nesbot.menus import GameSetup, start_game
-from nesbot.overlay import CELL, COLUMNS, PLAYFIELD_LEFT, PLAYFIELD_TOP, ROWS
+from nesbot.nes import ram
+from nesbot.nes.emulator import Emulator
+from nesbot.nes.menus import GameSetup, start_game
+from nesbot.nes.rom import Rom
 from nesbot.rating.positions import LoggedPiece, Position, places_between
-from nesbot.rom import Rom
-from nesbot.video.reading import open_input
+from nesbot.show.overlay import CELL, COLUMNS, PLAYFIELD_LEFT, PLAYFIELD_TOP, ROWS
+from nesbot.show.video.reading import open_input
 
 # Where the ROM writes its counters, in 8x8 tiles of the 256x240 picture: (column, row,
 # digits). Measured on nes-py's screen with the ROM's digit tiles (tests/test_screen.py).

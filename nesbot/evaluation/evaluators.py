@@ -1,0 +1,186 @@
+"""The seeds' evaluators, by name, all in one form the two-piece search can drive.
+
+An evaluator is a weighted sum of board features (nesbot._core.evaluate.ALL_FEATURE_NAMES)
+with its authors' published weights and sign convention: `higher_is_better` evaluators are
+negated for the search, which always minimizes. Only meatfighter-2018 brings the calming
+rules (a Tetris first, the ceiling penalty, spawn and split vetoes); the others are their
+bare published functions. Each names its published source below; the features are defined
+in cython_core/evaluate.pyx, and docs/strength.md compares the evaluators.
+"""
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from nesbot._core.evaluate import ALL_FEATURE_NAMES, DEFAULT_SAFE_STACK_HEIGHT
+from nesbot.errors import NesbotError
+from nesbot.evaluation.weights import (
+    DATA_DIR,
+    FEATURE_WEIGHT_NAMES,
+    MEATFIGHTER_2018,
+    Weights,
+    load_weights,
+)
+
+
+@dataclass(frozen=True)
+class Evaluator:
+    """A named linear evaluator: feature name -> published weight."""
+
+    name: str
+    weights: dict[str, float] = field(hash=False)
+    higher_is_better: bool
+    calming: bool
+    ceiling: float
+    source: str
+    provenance: dict[str, Any] = field(default_factory=dict, hash=False)
+    safe_stack_height: float = DEFAULT_SAFE_STACK_HEIGHT  # where high_stack starts counting
+
+    def __post_init__(self) -> None:
+        unknown = sorted(set(self.weights) - set(ALL_FEATURE_NAMES))
+        if unknown:
+            raise ValueError(f"evaluator {self.name}: unknown features {', '.join(unknown)}")
+
+    def as_vector(self) -> list[float]:
+        """All features' weights in ALL_FEATURE_NAMES order, lower-is-better."""
+        sign = -1.0 if self.higher_is_better else 1.0
+        return [sign * self.weights.get(name, 0.0) for name in ALL_FEATURE_NAMES]
+
+    @classmethod
+    def from_weights(cls, weights: Weights, name: str) -> "Evaluator":
+        """meatfighter's 17-feature form (a weights file) with the calming rules."""
+        return cls(
+            name=name,
+            weights={n: getattr(weights, n) for n in FEATURE_WEIGHT_NAMES},
+            higher_is_better=False,
+            calming=True,
+            ceiling=weights.ceiling,
+            source=str(weights.provenance.get("source", "a weights file")),
+            provenance=weights.provenance,
+            safe_stack_height=weights.safe_stack_height,
+        )
+
+
+NESBOT_TRAINED_FILE = DATA_DIR / "nesbot_trained.json"
+
+EVALUATORS: dict[str, Evaluator] = {
+    e.name: e
+    for e in (
+        Evaluator.from_weights(MEATFIGHTER_2018, "meatfighter-2018"),
+        Evaluator(
+            name="meatfighter-2014",
+            weights={
+                "total_lines_cleared": 1.0,
+                "total_lock_height": 12.885008263218383,
+                "total_well_cells": 15.842707182438396,
+                "total_column_holes": 26.894496507795950,
+                "total_column_transitions": 27.616914062397015,
+                "total_row_transitions": 30.185110719279040,
+            },
+            higher_is_better=False,
+            calming=False,
+            ceiling=0.0,
+            source="meatfighter.com/nintendotetrisai (2014)",
+        ),
+        Evaluator(
+            name="el-tetris",
+            weights={
+                "landing_height": -4.500158825082766,
+                "total_lines_cleared": 3.4181268101392694,
+                "row_transitions_all_rows": -3.2178882868487753,
+                "column_transitions_from_floor": -9.348695305445199,
+                "covered_cells": -7.899265427351652,
+                "well_sums": -3.3855972247263626,
+            },
+            higher_is_better=True,
+            calming=False,
+            ceiling=0.0,
+            source="Islam El-Ashi, El-Tetris (2011)",
+        ),
+        Evaluator(
+            name="yiyuan-lee",
+            weights={
+                "total_column_heights": -0.510066,
+                "total_lines_cleared": 0.760666,
+                "covered_cells": -0.35663,
+                "column_height_variance": -0.184483,
+            },
+            higher_is_better=True,
+            calming=False,
+            ceiling=0.0,
+            source="Yiyuan Lee, Tetris AI (2013)",
+        ),
+        Evaluator(
+            name="hidamari",
+            weights={
+                "total_column_heights": 0.848058,
+                "column_height_variance": 2.304684,
+                "covered_cells": 1.405450,
+            },
+            higher_is_better=False,
+            calming=False,
+            ceiling=0.0,
+            source="Hidamari",
+        ),
+        Evaluator(
+            name="nguyen-morua",
+            weights={
+                "right_side_holes": 1.0,
+                "covered_cell_heights": 1.0,
+                "left_side_holes": 1.0,
+            },
+            higher_is_better=False,
+            calming=False,
+            ceiling=0.0,
+            source="Nguyen and Morua, three-rule holes, f(y) = y, g(y) = 1",
+        ),
+    )
+}
+NESBOT_REACTION18_FILE = DATA_DIR / "nesbot_reaction18.json"
+EVALUATORS["nesbot-trained"] = Evaluator.from_weights(
+    load_weights(NESBOT_TRAINED_FILE), "nesbot-trained"
+)
+EVALUATORS["nesbot-reaction18"] = Evaluator.from_weights(
+    load_weights(NESBOT_REACTION18_FILE), "nesbot-reaction18"
+)
+NESBOT_RIGHTWELL_FILE = DATA_DIR / "nesbot_rightwell.json"
+EVALUATORS["nesbot-rightwell"] = Evaluator.from_weights(
+    load_weights(NESBOT_RIGHTWELL_FILE), "nesbot-rightwell"
+)
+NESBOT_RIGHTWELL_SAFE_FILE = DATA_DIR / "nesbot_rightwell_safe.json"
+EVALUATORS["nesbot-rightwell-safe"] = Evaluator.from_weights(
+    load_weights(NESBOT_RIGHTWELL_SAFE_FILE), "nesbot-rightwell-safe"
+)
+# StackRabbit's evaluation on nesbot's features: stronger than the trained weights in both
+# formats (docs/strength.md, "The right-well evaluation"). With a reaction, its author's
+# safe setting (the height term doubled, a burned line half as dear) is stronger still.
+DEFAULT_EVALUATOR = "nesbot-rightwell"
+REACTION_EVALUATOR = "nesbot-rightwell-safe"
+# What `nesbot train` starts from: weights in the form it trains, made for the format.
+TRAINED_EVALUATOR = "nesbot-trained"  # trained at level 19, the next piece used at once
+REACTION_TRAINED_EVALUATOR = "nesbot-reaction18"  # trained at level 18 with --reaction 18
+
+
+def default_evaluator_name(reaction: int = 0) -> str:
+    """The evaluator for the format: the reaction is what sets the formats apart."""
+    return REACTION_EVALUATOR if reaction > 0 else DEFAULT_EVALUATOR
+
+
+def training_start_name(reaction: int = 0) -> str:
+    """The trained weights `nesbot train` starts from unless told otherwise."""
+    return REACTION_TRAINED_EVALUATOR if reaction > 0 else TRAINED_EVALUATOR
+
+
+def get_evaluator(
+    name: str | None = None, weights_file: str | None = None, reaction: int = 0
+) -> Evaluator:
+    """The evaluator a command asked for: a weights file, a registry name, or the default
+    for its reaction (default_evaluator_name)."""
+    if weights_file is not None and name is not None:
+        raise NesbotError("give --weights FILE or --evaluator NAME, not both")
+    if weights_file is not None:
+        return Evaluator.from_weights(load_weights(weights_file), Path(weights_file).name)
+    name = name or default_evaluator_name(reaction)
+    if name not in EVALUATORS:
+        raise NesbotError(f"unknown evaluator {name!r}; known: {', '.join(EVALUATORS)}")
+    return EVALUATORS[name]

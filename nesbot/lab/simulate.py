@@ -1,0 +1,368 @@
+"""Simulated-game statistics: many NES-exact games played by the two-piece planner.
+
+Games end at a top-out or on reaching level 39 (100 lines of level 29 and beyond).
+Game i of seed S starts from a state drawn from numpy's Generator seeded with (S, i): the
+NES RNG somewhere on its 32,767-step cycle, the frame counter and the spawn count. Its
+result depends on nothing else, so the figures are the same however many worker
+processes or Ray nodes share the games (only pieces_per_s, a speed, varies).
+"""
+
+import json
+import logging
+import multiprocessing
+import socket
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import asdict, dataclass
+from functools import partial
+from pathlib import Path
+
+import numpy as np
+
+from nesbot._core.game import Game
+from nesbot._core.pieces import KILL_SCREEN_LEVEL
+from nesbot._core.planner import Planner
+from nesbot._core.simulate import nes_rng, play
+from nesbot.bot.planning import DEFAULT_SETTINGS, PlannerSettings, build_planner
+from nesbot.errors import NesbotError
+from nesbot.evaluation.evaluators import Evaluator
+from nesbot.nes import ram
+from nesbot.progress import Progress
+
+MEATFIGHTER_MEDIAN = 989_200  # his published median of ~1.7 million 19-28 games
+RNG_CYCLE = 32_767
+MAX_FRAMES = 20_000_000  # a guard only: a game from level 0 to level 39 is ~100x shorter
+# A bot that keeps the stack low can survive 1 frame per row for thousands of lines (and the
+# level byte wraps to 0 after 255, back to slow gravity), so a game also ends when it reaches
+# level 39: post-29 lines count up to 100.
+LEVEL_LIMIT = 39
+
+
+def game_setup(seed: int, index: int) -> tuple[int, int, int]:
+    """(rng, spawn_count, frame_counter) of game `index` of `seed`."""
+    draw = np.random.default_rng([seed, index])
+    return (
+        nes_rng(int(draw.integers(RNG_CYCLE))),
+        int(draw.integers(256)),
+        int(draw.integers(65536)),
+    )
+
+
+def pieces_seed_of(seed: int, index: int) -> int:
+    """The pieces seed of game `index` of `seed` with --same-pieces."""
+    return int(np.random.default_rng([seed, index, 1]).integers(2**62))
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """Everything one simulated game depends on."""
+
+    evaluator: Evaluator
+    settings: PlannerSettings
+    level: int
+    seed: int
+    index: int
+    stop_level: int = LEVEL_LIMIT  # stop at this level (29: the 19-28 plateau only)
+    # The pieces depend on (seed, index) alone, not on the play (simulate.play's
+    # pieces_seed): two evaluators meet the same pieces, so their difference is paired.
+    same_pieces: bool = False
+
+
+_planner: tuple[tuple[Evaluator, PlannerSettings], Planner] | None = None
+
+
+def play_one(spec: GameSpec) -> dict:
+    """Play one simulated game; each process keeps the planner of its last evaluator."""
+    global _planner
+    key = (spec.evaluator, spec.settings)
+    if _planner is None or _planner[0] != key:
+        _planner = (key, build_planner(spec.evaluator, spec.settings))
+    rng, spawn_count, frame_counter = game_setup(spec.seed, spec.index)
+    game = Game.start(spec.level, rng, spawn_count, frame_counter)
+    pieces_seed = pieces_seed_of(spec.seed, spec.index) if spec.same_pieces else -1
+    return play(_planner[1], game, MAX_FRAMES, spec.stop_level, spec.settings.reaction, pieces_seed)
+
+
+def run_games(
+    specs: list[GameSpec], workers: int, on_result: Callable[[], None] | None = None
+) -> list[dict]:
+    """Every spec's result, in the order of `specs`, on `workers` processes."""
+    _check_workers(workers)
+    results: dict[int, dict] = {}
+    for index, result in map_indexed(play_one, specs, workers):
+        results[index] = result
+        if on_result:
+            on_result()
+    return [results[i] for i in range(len(specs))]
+
+
+def _call_indexed[T, R](function: Callable[[T], R], indexed: tuple[int, T]) -> tuple[int, R]:
+    index, item = indexed
+    return index, function(item)
+
+
+def map_indexed[T, R](
+    function: Callable[[T], R], items: list[T], workers: int
+) -> Iterator[tuple[int, R]]:
+    """(index, function(item)) of every item, as each finishes (so progress moves whatever
+    game is slow), on `workers` processes; `function` must be a module's own function."""
+    indexed = partial(_call_indexed, function)
+    if workers == 1 or len(items) <= 1:
+        yield from map(indexed, enumerate(items))
+        return
+    # spawn, not fork: the parent may hold threads (video writer, Ray) that fork would copy.
+    context = multiprocessing.get_context("spawn")
+    with context.Pool(min(workers, len(items))) as pool:
+        yield from pool.imap_unordered(indexed, enumerate(items), chunksize=1)
+
+
+def _check_workers(workers: int) -> None:
+    if workers < 1:
+        raise NesbotError(f"--workers {workers}: need at least 1")
+
+
+def ray_runner(address: str, workers: int) -> Callable[..., list[dict]]:
+    """A runner that plays games as Ray tasks: `address` "local" starts a Ray instance on
+    this machine with `workers` CPUs, anything else joins that cluster (nesbot must be
+    installed on its nodes; `workers` is then unused). A Ray already running in this
+    process is reused. run(specs, on_result=None) calls on_result as each game finishes
+    and returns the results in the order of `specs`, as run_games does."""
+    _check_workers(workers)
+    try:
+        import ray
+    except ImportError:
+        raise NesbotError("--ray needs Ray: pip install 'nesbot[ray]'") from None
+    if not ray.is_initialized():
+        _start_ray(ray, address, workers)
+    remote_play = ray.remote(play_one)
+
+    def run(specs: list[GameSpec], on_result: Callable[[], None] | None = None) -> list[dict]:
+        pending = [remote_play.remote(spec) for spec in specs]
+        index = {ref: i for i, ref in enumerate(pending)}
+        results: dict[int, dict] = {}
+        try:
+            while pending:
+                # Whatever finished within half a second (at once when all have), so the
+                # progress bar moves while the games run.
+                done, pending = ray.wait(pending, num_returns=len(pending), timeout=0.5)
+                for ref, result in zip(done, ray.get(done), strict=True):
+                    results[index[ref]] = result
+                    if on_result:
+                        on_result()
+        except ray.exceptions.RayError as e:
+            cause = getattr(e, "cause", None) or e  # a task's own exception
+            reason = _first_line(f"{type(cause).__name__}: {cause}")
+            raise NesbotError(f"a game failed on the Ray cluster: {reason}") from e
+        return [results[i] for i in range(len(specs))]
+
+    return run
+
+
+def _first_line(text: object) -> str:
+    return (str(text).strip().splitlines() or [""])[0]
+
+
+def _start_ray(ray, address: str, workers: int) -> None:
+    quiet = {"log_to_driver": False, "logging_level": logging.WARNING}
+    if address == "local":
+        try:  # "local", not None: None would join a cluster that `ray start` left running
+            ray.init(address="local", num_cpus=workers, include_dashboard=False, **quiet)
+        except (OSError, ValueError, RuntimeError) as e:
+            raise NesbotError(f"cannot start Ray on this machine: {_first_line(e)}") from None
+        return
+    _probe(address)
+    try:
+        ray.init(address=address, **quiet)
+    except (OSError, ValueError, RuntimeError) as e:
+        raise NesbotError(f"cannot join the Ray cluster at {address}: {_first_line(e)}") from None
+
+
+def _probe(address: str, seconds: float = 10.0) -> None:
+    """Fail at once when nothing answers at HOST:PORT: Ray itself would retry for many
+    minutes, logging a warning every few seconds."""
+    host, colon, port = address.split("://", 1)[-1].rpartition(":")
+    if not (colon and host and port.isdigit()):
+        return  # "auto" and malformed addresses: Ray's own checks of these are quick
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=seconds).close()
+    except OSError as e:
+        reason = e.strerror or _first_line(e) or type(e).__name__
+        raise NesbotError(f"cannot join the Ray cluster at {address}: {reason}") from None
+
+
+@dataclass(frozen=True)
+class Summary:
+    """The `nesbot simulate --json` object (issue #5's keys, in its order)."""
+
+    games: int
+    maxout_rate: float
+    pre29_score_mean: float
+    pre29_score_median: float
+    pre29_score_p10: float
+    pre29_score_p90: float
+    reach29_rate: float
+    lines_mean: float
+    tetris_rate: float
+    post29_lines_median: float | None
+    pieces_per_s: float
+    fallbacks: int  # plans whose every option the calming rules vetoed (the least bad played)
+    truncated: int  # plans whose search ran out of node capacity (played on what it found)
+    # Standard errors of the games' sample: the figure of other games of the same bot lies
+    # within about two of them of this one's, 19 times in 20.
+    maxout_rate_se: float
+    reach29_rate_se: float
+    pre29_score_mean_se: float
+    # The pre-29 score as BetaTetris counts it: line clears alone, no soft-drop points
+    # (docs/strength.md, "How the pre-29 figure is counted").
+    pre29_line_score_mean: float
+    pre29_line_score_mean_se: float
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self))
+
+    def describe(self) -> str:
+        """The figures for a person: rounded, rates in percent with their standard error."""
+
+        def rate(value: float, se: float) -> str:
+            return f"{value:.1%} ± {se:.1%}"
+
+        rows = [
+            ("games", f"{self.games:,}"),
+            ("max-out rate", rate(self.maxout_rate, self.maxout_rate_se)),
+            ("reach level 29", rate(self.reach29_rate, self.reach29_rate_se)),
+            (
+                "pre-29 score mean",
+                f"{self.pre29_score_mean:,.0f} ± {self.pre29_score_mean_se:,.0f}",
+            ),
+            (
+                "pre-29 score p10/50/90",
+                f"{self.pre29_score_p10:,.0f} / {self.pre29_score_median:,.0f} / "
+                f"{self.pre29_score_p90:,.0f}",
+            ),
+            (
+                "  of it line clears",
+                f"{self.pre29_line_score_mean:,.0f} ± {self.pre29_line_score_mean_se:,.0f}"
+                " (mean, BetaTetris's count)",
+            ),
+            ("lines mean", f"{self.lines_mean:,.1f}"),
+            ("tetris rate", f"{self.tetris_rate:.1%} of lines"),
+            (
+                "lines after 29, median",
+                "none reached 29"
+                if self.post29_lines_median is None
+                else f"{self.post29_lines_median:,.0f}",
+            ),
+            ("pieces/s", f"{self.pieces_per_s:,.0f}"),
+            ("fallbacks, truncated", f"{self.fallbacks}, {self.truncated}"),
+        ]
+        lines = [f"{name:<24}{value}" for name, value in rows]
+        lines.append("(± one standard error; --json has every figure unrounded)")
+        return "\n".join(lines)
+
+
+def summarize(results: list[dict], seconds: float) -> Summary:
+    pre29 = np.array([r["pre29_points"] for r in results], dtype=float)
+    pre29_lines = np.array([r["pre29_line_points"] for r in results], dtype=float)
+    lines = np.array([r["lines"] for r in results], dtype=float)
+    post29 = [r["lines"] - r["lines_at_29"] for r in results if r["lines_at_29"] is not None]
+    total_lines = lines.sum()
+    maxouts = np.array([r["maxout"] for r in results], dtype=float)
+    reached = np.array([r["lines_at_29"] is not None for r in results], dtype=float)
+    return Summary(
+        games=len(results),
+        maxout_rate=float(maxouts.mean()),
+        pre29_score_mean=float(pre29.mean()),
+        pre29_score_median=float(np.median(pre29)),
+        pre29_score_p10=float(np.percentile(pre29, 10)),
+        pre29_score_p90=float(np.percentile(pre29, 90)),
+        reach29_rate=float(reached.mean()),
+        lines_mean=float(lines.mean()),
+        tetris_rate=4 * sum(r["tetrises"] for r in results) / total_lines if total_lines else 0.0,
+        post29_lines_median=float(np.median(post29)) if post29 else None,
+        pieces_per_s=sum(r["pieces"] for r in results) / max(seconds, 1e-9),
+        fallbacks=sum(r["fallbacks"] for r in results),
+        truncated=sum(r["truncated"] for r in results),
+        maxout_rate_se=standard_error(maxouts),
+        reach29_rate_se=standard_error(reached),
+        pre29_score_mean_se=standard_error(pre29),
+        pre29_line_score_mean=float(pre29_lines.mean()),
+        pre29_line_score_mean_se=standard_error(pre29_lines),
+    )
+
+
+def standard_error(sample: np.ndarray) -> float:
+    """The standard error of a sample's mean (0 for a single value)."""
+    if len(sample) < 2:
+        return 0.0
+    return float(np.std(sample, ddof=1) / np.sqrt(len(sample)))
+
+
+def simulate(
+    evaluator: Evaluator,
+    games: int,
+    level: int = 19,
+    seed: int = 0,
+    workers: int = 1,
+    settings: PlannerSettings = DEFAULT_SETTINGS,
+    progress: bool = True,
+    ray: str | None = None,
+    same_pieces: bool = False,
+) -> tuple[Summary, list[dict]]:
+    """Play `games` simulated games from `level`; the summary and every game's result.
+    The games run on `workers` processes, or as Ray tasks when `ray` is an address
+    (ray_runner); the figures are the same either way. `same_pieces`: GameSpec's."""
+    if games < 1:
+        raise NesbotError(f"--games {games}: need at least 1")
+    if not 0 <= level <= KILL_SCREEN_LEVEL:
+        raise NesbotError(f"--level {level} is outside 0-{KILL_SCREEN_LEVEL}")
+    specs = [
+        GameSpec(evaluator, settings, level, seed, i, same_pieces=same_pieces) for i in range(games)
+    ]
+    run = ray_runner(ray, workers) if ray is not None else partial(run_games, workers=workers)
+    started = time.perf_counter()
+    with Progress("simulate", games, "game", enabled=progress) as bar:
+        results = run(specs, on_result=lambda: bar.update(1))
+    return summarize(results, time.perf_counter() - started), results
+
+
+def require_matplotlib() -> None:
+    """Fail with one sentence, before a long run, if --plot cannot draw."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        raise NesbotError("--plot needs matplotlib: pip install 'nesbot[plot]'") from None
+
+
+def plot_scores(results: Iterable[dict], path: str | Path, title: str) -> None:
+    """Histogram and CDF of pre-29 scores, meatfighter's median and the cap marked."""
+    require_matplotlib()
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    scores = np.sort([r["pre29_points"] for r in results])
+    figure, (hist, cdf) = plt.subplots(1, 2, figsize=(12, 4.5), constrained_layout=True)
+    hist.hist(scores, bins=40, color="#4477aa")
+    hist.set_xlabel("points before level 29")
+    hist.set_ylabel("games")
+    cdf.step(scores, np.arange(1, len(scores) + 1) / len(scores), where="post", color="#4477aa")
+    cdf.set_xlabel("points before level 29")
+    cdf.set_ylabel("share of games at or below")
+    for axis in (hist, cdf):
+        axis.axvline(
+            MEATFIGHTER_MEDIAN,
+            color="#cc6677",
+            linestyle="--",
+            label=f"meatfighter median {MEATFIGHTER_MEDIAN:,}",
+        )
+        axis.axvline(ram.SCORE_CAP, color="#228833", linestyle=":", label="999,999 cap")
+        axis.xaxis.set_major_formatter(lambda v, _pos: f"{v / 1e6:.1f}M")
+    cdf.legend(loc="upper left")
+    figure.suptitle(title)
+    try:
+        figure.savefig(path, dpi=110)
+    except OSError as e:
+        raise NesbotError(f"cannot write plot {path}: {e.strerror}") from None
+    finally:
+        plt.close(figure)
