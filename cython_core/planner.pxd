@@ -1,9 +1,11 @@
-# The planner: the search chain judged by the evaluator, the lookahead, and the reaction's
-# blind play (nesbot._core.planner).
+# The planner: the search chain judged by the evaluator and the lookahead
+# (nesbot._core.planner); the reaction's blind play with its state is nesbot._core.blind.
 from libc.stdint cimport uint8_t
 from nesbot._core.board cimport Board
 from nesbot._core.evaluate cimport Verdict, Weights
-from nesbot._core.moves cimport PLAIN_PATH_MAX, Searcher
+from nesbot._core.game cimport Game
+from nesbot._core.moves cimport PLAIN_PATH_MAX, Placement, Searcher
+from nesbot._core.pieces cimport NES_CELLS
 from nesbot._core.rules cimport Game as GameC, Piece
 
 cdef enum:
@@ -81,20 +83,48 @@ cdef class Planner:
     cdef double _expected_deeper(self, const Chain* c, int before_type) noexcept nogil
     cdef void _look_deeper(self, int before_type) noexcept nogil
     cdef int _commit(self, const GameC* g, Verdict* verdict) noexcept nogil
-    # choose() without the next piece (--reaction): each of the `width` best first
-    # placements by one-piece verdict is judged by the expected best placement of the
-    # piece the picker draws after the current one; the path holds no Down in the first
-    # `reaction` frames, and _hedge or _choose_premove may choose those frames instead.
-    cdef int choose_blind(self, const GameC* g, Verdict* verdict) noexcept nogil
-    cdef int _choose_premove(self, const GameC* g, int best, Verdict* verdict) noexcept nogil
-    cdef double _premove_value(self, const GameC* after) noexcept nogil
-    cdef int _hedge(self, const GameC* g, int best) noexcept nogil
-    cdef int _wait_window(self, int best) noexcept nogil
-    cdef int _head_toward(self, const GameC* g, int x, int orientation) noexcept nogil
-    cdef double _hedge_value(self, const GameC* after, int best, bint committed) noexcept nogil
     # The best placement of the game's active piece (an index into first.placements), or
     # -1 if it has none; sets path/path_length, next_lock and *verdict. Never -1 while the
     # piece can lock somewhere: vetoed and dead-end pairs rank last but still count.
     cdef int choose(self, const GameC* g, Verdict* verdict) noexcept nogil
     cdef int chosen_pads(self, int best, uint8_t* out) noexcept nogil
     cdef object _result(self, int best, const Verdict* verdict)
+
+
+cdef void check_pieces(Game game) except *
+
+
+cdef inline double rank_price(int rank) noexcept nogil:
+    # What an expectation over next pieces adds to a value for its calming rank (ranks are
+    # compared before values in one plan, but an expectation needs one scale): the hedge's
+    # values and a premove's replans.
+    if rank == 0:
+        return -1000.0
+    if rank == 1:
+        return -500.0
+    if rank == 2:
+        return 0.0
+    if rank == 3:
+        return 10000.0
+    return 100000.0
+
+
+cdef inline int lock_height(const Placement* p) noexcept nogil:
+    # Height above the floor at which the piece locks: how far it would still fall on an
+    # empty field, orientation kept.
+    cdef int k, lowest = -2
+    for k in range(4):
+        if NES_CELLS[p.orientation][k][1] > lowest:
+            lowest = NES_CELLS[p.orientation][k][1]
+    return 19 - lowest - p.y
+
+
+cdef inline double landing_height(const Placement* p) noexcept nogil:
+    # El-Tetris's landing height: rows under the piece's lowest cell + (piece rows - 1) / 2.
+    cdef int k, top = 2, bottom = -2
+    for k in range(4):
+        if NES_CELLS[p.orientation][k][1] < top:
+            top = NES_CELLS[p.orientation][k][1]
+        if NES_CELLS[p.orientation][k][1] > bottom:
+            bottom = NES_CELLS[p.orientation][k][1]
+    return lock_height(p) + (bottom - top) / 2.0

@@ -1,6 +1,6 @@
 """The planner: which placement of the current piece to play, judged with the next piece and
-the pieces after it (the lookahead), and the reaction's blind play: the first frames of a
-piece chosen before its next piece may be seen (choose_blind, the hedge, premoves).
+the pieces after it (the lookahead). The reaction's blind play, the same choice before the
+next piece may be seen, is nesbot._core.blind, on the Planner's state.
 
 It asks nesbot._core.moves for every placement and its frames, and
 nesbot._core.evaluate for what each final board is worth.
@@ -50,12 +50,7 @@ from nesbot._core.rules cimport (
 from nesbot._core.moves cimport PLAIN_PATH_MAX, InputModel, Placement, Searcher, plain_path
 
 
-# What a premove's expectation adds to a replanned value for its calming rank (ranks are
-# compared before values in one plan, but an expectation over next pieces needs one scale).
-cdef double[5] RANK_PRICE = [-1000.0, -500.0, 0.0, 10000.0, 100000.0]
 cdef enum:
-    PREMOVE_WIDTH = 2    # first placements the lookahead re-judges inside a premove's replans
-    MAX_HEDGE_OPTIONS = 64   # distinct places _hedge weighs (4 orientations x 10 columns + 2)
     DEEP_WIDTH = 3       # lookahead 2's defaults (Planner.deep_width, deep_branch)
     DEEP_BRANCH = 2
     MAX_DEEP_BRANCH = 8
@@ -66,59 +61,6 @@ DEEP_BRANCH_MAX = MAX_DEEP_BRANCH
 
 cdef inline bint branch_better(const Branch* a, const Branch* b) noexcept nogil:
     return (b.vetoed and not a.vetoed) or (a.vetoed == b.vetoed and a.value < b.value)
-
-
-cdef inline void release_down(uint8_t* pads, int length, int frames) noexcept nogil:
-    # A plain path holds Down once it is in place (soft-drop points). Inside a reaction
-    # window that would hurry the piece down before the next piece is known, leaving the
-    # replan after it less room: Down waits for the window to end.
-    cdef int f
-    for f in range(frames if frames < length else length):
-        pads[f] &= ~BTN_DOWN
-
-
-cdef inline bint play_window(const GameC* g, const uint8_t* pads, int length, int frames,
-                             GameC* after) noexcept nogil:
-    # `after`: the game after `frames` frames of `pads` (no input past `length`); False if
-    # the piece locks inside them, when nothing is left to adjust afterwards.
-    cdef int f
-    after[0] = g[0]
-    for f in range(frames):
-        if after.play_state != PLAY_ACTIVE:
-            break
-        game_step(after, pads[f] if f < length else 0)
-    return after.play_state == PLAY_ACTIVE
-
-
-cdef inline bint seen_before(const Piece* seen, const uint8_t* seen_held, int n,
-                             const GameC* after) noexcept nogil:
-    # The same piece and buttons as one of the first n: the same options afterwards.
-    cdef int k
-    for k in range(n):
-        if memcmp(&seen[k], &after.piece, sizeof(Piece)) == 0 and seen_held[k] == after.held:
-            return True
-    return False
-
-
-cdef inline int lock_height(const Placement* p) noexcept nogil:
-    # Height above the floor at which the piece locks: how far it would still fall on an
-    # empty field, orientation kept.
-    cdef int k, lowest = -2
-    for k in range(4):
-        if NES_CELLS[p.orientation][k][1] > lowest:
-            lowest = NES_CELLS[p.orientation][k][1]
-    return 19 - lowest - p.y
-
-
-cdef inline double landing_height(const Placement* p) noexcept nogil:
-    # El-Tetris's landing height: rows under the piece's lowest cell + (piece rows - 1) / 2.
-    cdef int k, top = 2, bottom = -2
-    for k in range(4):
-        if NES_CELLS[p.orientation][k][1] < top:
-            top = NES_CELLS[p.orientation][k][1]
-        if NES_CELLS[p.orientation][k][1] > bottom:
-            bottom = NES_CELLS[p.orientation][k][1]
-    return lock_height(p) + (bottom - top) / 2.0
 
 
 cdef inline double top_out_value(const Weights* w) noexcept nogil:
@@ -145,7 +87,7 @@ cdef inline void place_unknown(const Chain* c, const Placement* p, const Weights
     out.vetoed = board_vetoed(&out.chain.board, w)
 
 
-cdef void _check_pieces(Game game) except *:
+cdef void check_pieces(Game game) except *:
     """Refuse a game whose piece or next piece is no orientation ($13 is the hidden piece:
     RAM read while the ROM copies a spawn back shows it active), which the tables would
     be indexed out of bounds with."""
@@ -257,7 +199,7 @@ cdef class Planner:
                     best.vetoed = b.vetoed
             expected += self.odds[before_type][t] * best.value
             if by_type != NULL:
-                by_type[t] = best.value + (RANK_PRICE[RANK_VETOED] if best.vetoed else 0.0)
+                by_type[t] = best.value + (rank_price(RANK_VETOED) if best.vetoed else 0.0)
         return expected
 
     cdef void _search_first(self, const GameC* g) noexcept nogil:
@@ -370,246 +312,6 @@ cdef class Planner:
             self._look_ahead(NES_PIECE_TYPE[g.next_piece], False)
         return self._commit(g, verdict)
 
-    cdef int choose_blind(self, const GameC* g, Verdict* verdict) noexcept nogil:
-        cdef Placement* p1
-        cdef Candidate c
-        cdef int a, best
-        cdef bint windowed = 0 < self.reaction <= PLAIN_PATH_MAX, hedge
-        self._search_first(g)
-        for a in range(self.first.placement_count):
-            p1 = &self.first.placements[a]
-            c.chain.board = g.board
-            c.chain.cleared = lock_and_clear(&c.chain.board, p1.orientation, p1.x, p1.y)
-            c.chain.burned = burned_lines(c.chain.cleared)
-            c.first = a
-            c.chain.level = g.level
-            c.chain.lines[0] = g.lines[0]
-            c.chain.lines[1] = g.lines[1]
-            count_lines(&c.chain.level, c.chain.lines, c.chain.cleared)
-            c.chain.lock_height = lock_height(p1)
-            c.chain.landing = landing_height(p1)
-            c.has_next = True        # an unknown next piece follows: the lookahead weighs it
-            c.verdict = judge_one(&c.chain.board, c.chain.cleared, c.chain.lock_height,
-                                  c.chain.landing, c.chain.level, &self.weights)
-            self._keep(&c, self.width)
-        hedge = self.hedge and self.premove == 0 and windowed and self.lookahead > 0
-        self._look_ahead(NES_PIECE_TYPE[g.piece.orientation], hedge)
-        best = self._commit(g, verdict)
-        self.has_next_lock = False
-        if best < 0 or verdict.rank == RANK_TETRIS_NOW:
-            return best
-        if self.path_length > 0:
-            release_down(self.path, self.path_length, self.reaction)
-        if self.premove > 0 and windowed:
-            best = self._choose_premove(g, best, verdict)
-        elif hedge:
-            best = self._hedge(g, best)
-        return best
-
-    cdef int _hedge(self, const GameC* g, int best) noexcept nogil:
-        """Where to send the piece in the first `reaction` frames: along the blind best's
-        path, nowhere (no input), or toward any other column and orientation of the
-        piece's placements, whichever leaves the replan the best expected choice, over the
-        next piece with the picker's odds, among the blind candidates still in reach
-        (_hedge_value). Ties keep the blind best's path. Sets the path; returns the index
-        of the placement it heads for (the blind best for no input)."""
-        cdef GameC after
-        cdef Piece seen[MAX_HEDGE_OPTIONS]
-        cdef uint8_t seen_held[MAX_HEDGE_OPTIONS]
-        cdef uint32_t targets[NES_ORIENTATIONS]   # columns (bit x + 2) already an option
-        cdef uint8_t pads[PLAIN_PATH_MAX]
-        cdef const uint8_t* option_pads
-        cdef Piece locked
-        cdef Placement* p
-        cdef int option, chosen = -2, k, n = 0, length
-        cdef double value, best_value = 0.0
-        if self.path_length <= 0:
-            return best   # a tuck or spin: its search path is followed as planned
-        memset(targets, 0, sizeof(targets))
-        # option -2: the blind best's path; -1: no input; k: toward placement k's column
-        # and orientation (plain path), once per column and orientation
-        for option in range(-2, self.first.placement_count):
-            option_pads = pads
-            if option == -2:
-                option_pads = self.path
-                length = self.path_length
-            elif option == -1:
-                length = 0
-            else:
-                p = &self.first.placements[option]
-                if targets[p.orientation] & (1u << (p.x + 2)):
-                    continue
-                targets[p.orientation] |= 1u << (p.x + 2)
-                length = plain_path(&g.board, &g.piece, g.held, g.level, &self.first.model,
-                                    p.x, p.orientation, True, pads, &locked)
-                if length <= 0:
-                    continue
-                release_down(pads, length, self.reaction)
-            if not play_window(g, option_pads, length, self.reaction, &after):
-                if option == -2:
-                    return best   # it locks inside the window: nothing is left to adjust
-                continue
-            if n == MAX_HEDGE_OPTIONS or seen_before(seen, seen_held, n, &after):
-                continue
-            seen[n] = after.piece
-            seen_held[n] = after.held
-            n += 1
-            value = self._hedge_value(&after, best, option == -2)
-            if option == -2 or value < best_value:
-                chosen = option
-                best_value = value
-        if chosen == -2:
-            return best
-        if chosen == -1:
-            return self._wait_window(best)
-        p = &self.first.placements[chosen]
-        k = self._head_toward(g, p.x, p.orientation)
-        return k if k >= 0 else chosen
-
-    cdef int _wait_window(self, int best) noexcept nogil:
-        # No input through the reaction window; reported as heading for the blind best.
-        memset(self.path, 0, self.reaction)
-        self.path_length = self.reaction
-        return best
-
-    cdef int _head_toward(self, const GameC* g, int x, int orientation) noexcept nogil:
-        # The path: the plain path toward column x and orientation, Down released in the
-        # reaction window. Returns the placement it locks at (-1 if none of first's).
-        cdef Piece locked
-        cdef Placement* p
-        cdef int k
-        self.path_length = plain_path(&g.board, &g.piece, g.held, g.level, &self.first.model,
-                                      x, orientation, True, self.path, &locked)
-        release_down(self.path, self.path_length, self.reaction)
-        for k in range(self.first.placement_count):
-            p = &self.first.placements[k]
-            if p.x == locked.x and p.y == locked.y and p.orientation == locked.orientation:
-                return k
-        return -1
-
-    cdef double _hedge_value(self, const GameC* after, int best, bint committed) noexcept nogil:
-        """The expected value of the replan from `after` (the game when the reaction
-        window ends): for each next piece type, with the picker's odds, the best of the
-        blind candidates a plain path still reaches from there (the committed path reaches
-        the blind best), valued as the lookahead valued it with that type known."""
-        cdef bint reach[MAX_WIDTH]
-        cdef Placement* p
-        cdef Piece locked
-        cdef int k, t, reached = 0, current = NES_PIECE_TYPE[after.piece.orientation]
-        cdef double least, expected = 0.0
-        for k in range(self.hedge_count):
-            p = &self.first.placements[self.hedge_first[k]]
-            reach[k] = (committed and self.hedge_first[k] == best) or (
-                plain_path(&after.board, &after.piece, after.held, after.level,
-                           &self.first.model, p.x, p.orientation, True, NULL, &locked) > 0
-                and locked.y == p.y)
-            reached += reach[k]
-        if reached == 0:
-            return INFINITY
-        for t in range(7):
-            if self.odds[current][t] == 0.0:
-                continue
-            least = INFINITY
-            for k in range(self.hedge_count):
-                if reach[k] and self.hedge_values[k][t] < least:
-                    least = self.hedge_values[k][t]
-            expected += self.odds[current][t] * least
-        return expected
-
-    cdef int _choose_premove(self, const GameC* g, int best, Verdict* verdict) noexcept nogil:
-        """Among the first `reaction` frames of the paths to the `premove` best blind
-        candidates, and no input at all, the one whose expected replanned value over the
-        next piece is best (each weighed as the replan will weigh it: choose()). Sets the
-        path to the chosen prefix; returns the index of the placement it heads for (the
-        blind best for no input). `verdict` stays the blind best's."""
-        cdef int k, n, j, count, option, best_option = -1, length
-        cdef int order[MAX_WIDTH]
-        cdef GameC after
-        cdef int8_t xs[MAX_WIDTH]
-        cdef int8_t ys[MAX_WIDTH]
-        cdef uint8_t orientations[MAX_WIDTH]
-        cdef Piece seen[MAX_WIDTH + 1]
-        cdef uint8_t seen_held[MAX_WIDTH + 1]
-        cdef uint8_t pads[PLAIN_PATH_MAX]
-        cdef Piece locked
-        cdef Placement* p
-        cdef double value, best_value = 0.0
-        # the replans below are trials: the counters keep the blind plan's own
-        cdef long fallbacks = self.fallbacks, truncations = self.truncations
-        cdef bint fallback_last = self.fallback_last, truncated_last = self.truncated_last
-        # The lookahead re-judged the candidates after _keep sorted them: the `premove`
-        # best by their final verdicts (the blind best first), in a small insertion sort.
-        for k in range(self.candidate_count):
-            j = k
-            while j > 0 and better(&self.candidates[k].verdict,
-                                   &self.candidates[order[j - 1]].verdict):
-                order[j] = order[j - 1]
-                j -= 1
-            order[j] = k
-        count = self.candidate_count if self.candidate_count < self.premove else self.premove
-        for k in range(count):
-            p = &self.first.placements[self.candidates[order[k]].first]
-            xs[k] = p.x
-            ys[k] = p.y
-            orientations[k] = p.orientation
-        n = 0
-        # options 0..count-1: the candidates' plain paths; option count: no input
-        for option in range(count + 1):
-            if option < count:
-                length = plain_path(&g.board, &g.piece, g.held, g.level, &self.first.model,
-                                    xs[option], orientations[option], True, pads, &locked)
-                if length <= 0 or locked.y != ys[option]:
-                    continue
-                release_down(pads, length, self.reaction)
-            else:
-                length = 0
-            if (not play_window(g, pads, length, self.reaction, &after)
-                    or seen_before(seen, seen_held, n, &after)):
-                continue
-            seen[n] = after.piece
-            seen_held[n] = after.held
-            n += 1
-            value = self._premove_value(&after)
-            if best_option < 0 or value < best_value:
-                best_option = option
-                best_value = value
-        # choose() reused the searchers: search the piece again, and set the chosen path
-        self._search_first(g)
-        self.candidate_count = 0
-        self.fallbacks, self.truncations = fallbacks, truncations
-        self.fallback_last, self.truncated_last = fallback_last, truncated_last
-        self.has_next_lock = False
-        if best_option < 0:
-            return best
-        if best_option == count:   # no input through the reaction window
-            return self._wait_window(best)
-        # its plain path was checked above to lock at ys[best_option]
-        k = self._head_toward(g, xs[best_option], orientations[best_option])
-        return k if k >= 0 else best
-
-    cdef double _premove_value(self, const GameC* after) noexcept nogil:
-        """The expected value of the plan made when the reaction window ends with the game
-        at `after`, over the next piece with the picker's odds: each next piece's choose()
-        value plus a price for its calming rank (RANK_PRICE: soft, not a strict order)."""
-        cdef GameC known
-        cdef Verdict v
-        cdef int t, width, current = NES_PIECE_TYPE[after.piece.orientation]
-        cdef double expected = 0.0, price
-        width = self.width
-        self.width = PREMOVE_WIDTH if PREMOVE_WIDTH < width else width
-        for t in range(7):
-            if self.odds[current][t] == 0.0:
-                continue
-            known = after[0]
-            known.next_piece = NES_SPAWN_TABLE[t]
-            if self.choose(&known, &v) < 0:
-                price = 1e9
-            else:
-                price = v.value + RANK_PRICE[v.rank]
-            expected += self.odds[current][t] * price
-        self.width = width
-        return expected
-
     cdef void _look_ahead(self, int before_type, bint hedge) noexcept nogil:
         """Re-judge the candidates by the expected value of the unknown piece after them;
         with `hedge`, keep each one's value per next type for _hedge (before lookahead 2
@@ -625,7 +327,7 @@ cdef class Planner:
             for k in range(self.candidate_count):
                 self.hedge_first[k] = self.candidates[k].first
                 for t in range(7):
-                    self.hedge_values[k][t] += RANK_PRICE[self.candidates[k].verdict.rank]
+                    self.hedge_values[k][t] += rank_price(self.candidates[k].verdict.rank)
         if self.lookahead == 2:
             self._look_deeper(before_type)
 
@@ -727,25 +429,12 @@ cdef class Planner:
             self.path_length = -1
         return best
 
-    def plan_blind(self, Game game not None):
-        """plan() without looking at the next piece: the first placement is judged by the
-        expected value of the piece the picker will draw after the current one (the
-        --reaction mode, before the bot may use the next piece). Its first `reaction`
-        frames hold no Down, and with `hedge` (or `premove`) they may head elsewhere than
-        the placement returned: the plan after them decides."""
-        cdef int best
-        cdef Verdict verdict
-        _check_pieces(game)
-        with nogil:
-            best = self.choose_blind(&game.g, &verdict)
-        return self._result(best, &verdict)
-
     def plan(self, Game game not None):
         """Choose the current piece's placement. Returns (pads, x, y, orientation, value) or
         None when the piece has no placement at all."""
         cdef int best
         cdef Verdict verdict
-        _check_pieces(game)
+        check_pieces(game)
         with nogil:
             best = self.choose(&game.g, &verdict)
         return self._result(best, &verdict)

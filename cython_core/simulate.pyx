@@ -24,6 +24,7 @@ from nesbot._core.rules cimport (
     game_step,
     rng_step,
 )
+from nesbot._core.blind cimport choose_blind
 from nesbot._core.planner cimport Planner
 
 cdef enum:
@@ -79,7 +80,7 @@ def play(Planner planner not None, Game game not None, long max_frames=10_000_00
     after `max_pieces` were played (the game is left at its first active frame).
 
     `reaction` N > 0: for a new piece's first N input frames the planner may not use the
-    next piece (Planner.plan_blind); then it plans again, from where the piece is, with it.
+    next piece (nesbot._core.blind.plan_blind); then it plans again, from where the piece is, with it.
 
     `pieces_seed` S >= 0: the pieces no longer depend on how the game is played. The ROM's
     picker still draws every piece by its own rule, but from a state of the RNG's cycle drawn
@@ -122,7 +123,7 @@ def play(Planner planner not None, Game game not None, long max_frames=10_000_00
                     if was_active or not reaction:
                         best = planner.choose(g, &verdict)
                     else:
-                        best = planner.choose_blind(g, &verdict)
+                        best = choose_blind(planner, g, &verdict)
                     path = planner.chosen_pads(best, pads) if best >= 0 else 0
                     if was_active:
                         path += reaction   # the replan's pads continue the frame count

@@ -1,9 +1,12 @@
 """The planner: it always moves while the piece can lock, it says when its search ran out of
 room, it weighs unknown pieces with the NES picker's odds, and --reaction plans blind."""
 
+from functools import partial
+
 import numpy as np
 import pytest
 
+from nesbot._core.blind import plan_blind
 from nesbot._core.buttons import DOWN
 from nesbot._core.evaluate import (
     blocks_spawn_py,
@@ -62,7 +65,7 @@ def test_python_callers_get_type_errors_not_crashes():
     planner = Planner(MEATFIGHTER)
     for call in (
         planner.plan,
-        planner.plan_blind,
+        partial(plan_blind, planner),
         Searcher().placements_of,
         Searcher().plain_placements_of,
     ):
@@ -76,7 +79,7 @@ def test_a_hidden_piece_is_refused_not_planned():
     state = Game.spawned([0] * 20, T_DOWN, I_HORIZONTAL, 18).state()
     for key in ("orientation", "next_piece"):
         game = Game.from_state(state | {key: 0x13})
-        for plan in (Planner(MEATFIGHTER).plan, Planner(MEATFIGHTER).plan_blind):
+        for plan in (Planner(MEATFIGHTER).plan, partial(plan_blind, Planner(MEATFIGHTER))):
             with pytest.raises(ValueError, match="no piece to plan"):
                 plan(game)
 
@@ -156,7 +159,7 @@ def test_blind_plan_does_not_read_the_next_piece():
     plans = set()
     for next_piece in SPAWN_TABLE:
         game = Game.spawned(rows, T_DOWN, next_piece, 19)
-        plans.add(Planner(MEATFIGHTER, lookahead=1).plan_blind(game)[1:4])
+        plans.add(plan_blind(Planner(MEATFIGHTER, lookahead=1), game)[1:4])
     assert len(plans) == 1
 
 
@@ -165,7 +168,7 @@ def test_blind_plan_with_the_hedge_does_not_read_the_next_piece():
     planner = build_planner(MEATFIGHTER, PlannerSettings(reaction=18))
     plans = set()
     for next_piece in SPAWN_TABLE:
-        chosen = planner.plan_blind(Game.spawned(rows, T_DOWN, next_piece, 19))
+        chosen = plan_blind(planner, Game.spawned(rows, T_DOWN, next_piece, 19))
         plans.add((chosen[0][:18], *chosen[1:4]))
     assert len(plans) == 1
 
@@ -185,11 +188,11 @@ def test_the_hedge_keeps_both_wells_in_reach_until_the_next_piece_is_known():
     left_well, right_well = (0, 18, 0x11), (9, 18, 0x11)
     heading = build_planner(MEATFIGHTER, PlannerSettings(reaction=18, hedge=False))
     hedging = build_planner(MEATFIGHTER, PlannerSettings(reaction=18))
-    pads, *lock, _value = heading.plan_blind(game)
+    pads, *lock, _value = plan_blind(heading, game)
     assert tuple(lock) == left_well and any(pads[:18])
     reach = _plain_locks_after(game, pads[:18])
     assert left_well in reach and right_well not in reach
-    pads, *lock, _value = hedging.plan_blind(game)
+    pads, *lock, _value = plan_blind(hedging, game)
     assert tuple(lock) == left_well and not any(pads[:18])  # no input yet
     assert {left_well, right_well} <= _plain_locks_after(game, pads[:18])
 
@@ -199,7 +202,7 @@ def test_a_blind_path_holds_down_only_after_the_reaction():
     next piece to be known, and still locks where it planned."""
     game = Game.spawned([0] * 16 + [0b0111111110] * 4, I_HORIZONTAL, 0x0A, 19)
     planner = build_planner(MEATFIGHTER, PlannerSettings(reaction=18, hedge=False))
-    pads, x, y, orientation, _value = planner.plan_blind(game)
+    pads, x, y, orientation, _value = plan_blind(planner, game)
     assert not any(pad & DOWN for pad in pads[:18])
     assert any(pad & DOWN for pad in pads[18:])
     after, locked = game.copy(), None

@@ -12,6 +12,7 @@ import warnings
 
 import numpy as np
 
+from nesbot._core.blind import plan_blind
 from nesbot._core.buttons import DOWN, LEFT, RIGHT, A, B, nes_to_pad, pad_to_nes
 from nesbot._core.game import Game
 from nesbot.bot.planning import PlannerSettings, build_planner
@@ -175,7 +176,7 @@ class Bot:
         if not start.active:
             return
         started = time.perf_counter()
-        chosen = planner.plan_blind(start) if blind else planner.plan(start)
+        chosen = plan_blind(planner, start) if blind else planner.plan(start)
         self.plan_seconds.append(time.perf_counter() - started)
         self.planned_lock = None if chosen is None else chosen[1:4]
         self.planned_next_lock = None if chosen is None else planner.next_lock
