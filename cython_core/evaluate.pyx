@@ -732,6 +732,20 @@ cdef int load_reach_limits(Weights* w, int tap_interval) except -1:
     return 0
 
 
+cdef void every_feature(const Board* b, const Weights* w, int level, double safe_height,
+                        Features* f) noexcept nogil:
+    """Every feature of the board, for explain and evaluate_trace (evaluate computes only
+    the groups some weight needs); the caller-known ones are left for the caller. `w` gives
+    the piece ranges' limits."""
+    cdef int heights[WIDTH]
+    board_features(b, f)
+    extra_features(b, f)
+    column_heights(b, heights)
+    nes_features(b, heights, safe_height, f)
+    reach_features(heights, w, level, f)
+    well_features(b, heights, w, level, f)
+
+
 def board_features_py(rows) -> list[float]:
     """The 17 features in FEATURE_NAMES order; the first two (caller-known) are 0."""
     cdef Board b
@@ -748,16 +762,10 @@ def all_features_py(rows, int level=19, int tap_interval=2) -> list[float]:
     cdef Board b
     cdef Features f
     cdef Weights w
-    cdef int heights[WIDTH]
     _load_board(rows, &b)
     use_surface_table()
     load_reach_limits(&w, tap_interval)
-    board_features(&b, &f)
-    extra_features(&b, &f)
-    column_heights(&b, heights)
-    nes_features(&b, heights, SAFE_STACK_HEIGHT, &f)
-    reach_features(heights, &w, level, &f)
-    well_features(&b, heights, &w, level, &f)
+    every_feature(&b, &w, level, SAFE_STACK_HEIGHT, &f)
     return [f.f[i] for i in range(ALL_FEATURE_COUNT)]
 
 
@@ -793,17 +801,11 @@ def evaluate_trace(rows, int lines_cleared, int lock_height_total, weights,
     cdef Board b
     cdef Weights w
     cdef Features f
-    cdef int heights[WIDTH]
     _load_board(rows, &b)
     load_weights(weights, &w, tap_interval)
     if not (w.reach or w.well):
         load_reach_limits(&w, tap_interval)   # reach_features reads them below
-    board_features(&b, &f)
-    extra_features(&b, &f)
-    column_heights(&b, heights)
-    nes_features(&b, heights, w.safe_height, &f)
-    reach_features(heights, &w, level, &f)
-    well_features(&b, heights, &w, level, &f)
+    every_feature(&b, &w, level, w.safe_height, &f)
     f.f[F_TOTAL_LINES_CLEARED] = lines_cleared
     f.f[F_TOTAL_LOCK_HEIGHT] = lock_height_total
     f.f[F_LANDING_HEIGHT] = landing_height_total
