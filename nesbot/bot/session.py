@@ -247,21 +247,18 @@ def play(
             overlay=outputs.overlay,
             codec=outputs.codec,
         )
-        consumers = frames.consumers[:]
-        frames.consumers.clear()  # until the game's first frame
         still = None
         if outputs.still is not None:
             still = _Still(watch, Renderer(outputs.scale, outputs.overlay))
-            consumers.append(still)
+            frames.consumers.append(still)
         if window is not None:
-            consumers.append(window)
+            frames.consumers.append(window)
 
         _boot(emu, setup, window, boot_progress)
         # The watch starts on the game's first frame; the video shows the game, not the menus.
         watch.reset()
-        if consumers:
+        if frames.consumers:  # it observes the emulator from the game's first frame on
             frames(0, emu)  # the last boot step began the game's first picture
-            frames.consumers.extend(consumers)
             emu.observers.extend((watch, frames))
         else:
             emu.observers.append(watch)
