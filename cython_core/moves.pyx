@@ -8,7 +8,7 @@ uses. A child whose frame locks the piece is a placement. The search is breadth-
 a visited set keyed on the whole node state, so the first path found to each lock is one
 with the fewest frames, and ties resolve in a fixed order (deterministic).
 """
-from libc.stdint cimport int8_t, int32_t, uint8_t, uint16_t, uint32_t, uint64_t
+from libc.stdint cimport int8_t, int32_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memset
 

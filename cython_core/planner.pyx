@@ -6,14 +6,11 @@ It asks nesbot._core.moves for every placement and its frames, and
 nesbot._core.evaluate for what each final board is worth.
 """
 
-from libc.math cimport INFINITY
-from libc.stdint cimport int8_t, uint8_t, uint32_t
-from libc.string cimport memcmp, memcpy, memset
+from libc.stdint cimport uint8_t
+from libc.string cimport memcpy
 
 from nesbot._core.board cimport Board, has_tuck_spot
-from nesbot._core.buttons cimport BTN_DOWN
 from nesbot._core.evaluate cimport (
-    RANK_TETRIS_NOW,
     RANK_VETOED,
     Verdict,
     Weights,
@@ -22,32 +19,21 @@ from nesbot._core.evaluate cimport (
     burned_lines,
     evaluate,
     judge_dead_end,
-    judge_one,
     judge_pair,
     load_weights,
     next_spawn_blocked,
 )
 from nesbot._core.game cimport Game
-from nesbot._core.pieces cimport (
-    NES_CELLS,
-    NES_ORIENTATIONS,
-    NES_PIECE_TYPE,
-    NES_ROTATE_A,
-    NES_ROTATE_B,
-    NES_SPAWN_TABLE,
-)
+from nesbot._core.moves cimport Placement, Searcher, plain_path
+from nesbot._core.pieces cimport NES_ORIENTATIONS, NES_PIECE_TYPE, NES_SPAWN_TABLE
 from nesbot._core.rules cimport (
     Game as GameC,
     Piece,
-    PLAY_ACTIVE,
     count_lines,
-    game_step,
     lock_and_clear,
-    piece_frame,
     spawn_piece,
     transition_odds,
 )
-from nesbot._core.moves cimport PLAIN_PATH_MAX, InputModel, Placement, Searcher, plain_path
 
 
 cdef enum:
