@@ -355,13 +355,6 @@ def save_surface_table(table: SurfaceTable, path: Path) -> None:
         raise NesbotError(f"cannot write surface table {path}: {e.strerror}") from None
 
 
-def load_surface_codes(path: Path = TABLE_PATH) -> tuple[npt.NDArray[np.uint8], float]:
-    """The table's uint8 codes and their scale (value = code * scale), with its provenance
-    left out: what the evaluator's feature surface_value reads."""
-    codes, provenance = _read(path)
-    return codes, float(provenance["scale"])
-
-
 def load_surface_table(path: Path = TABLE_PATH) -> SurfaceTable:
     """The table as `save_surface_table` wrote it (by default the one nesbot ships)."""
     codes, provenance = _read(path)

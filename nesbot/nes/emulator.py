@@ -121,13 +121,13 @@ def power_cycle(env: NESEnv) -> None:
     env.done = False  # as NESEnv.reset leaves it
 
 
-def nes_env_of(env: Any, what: str = "attach") -> tuple[NESEnv, str]:
+def nes_env_of(env: Any) -> tuple[NESEnv, str]:
     """The nes_py.NESEnv inside `env` (itself, or what a gymnasium wrapper wraps) and the
     path of its ROM; NesbotError for anything else, or an env that is closed."""
     nes = getattr(env, "unwrapped", env)
     if not isinstance(nes, NESEnv):
         raise NesbotError(
-            f"{what} needs a nes_py.NESEnv (or a wrapper of one), not {type(env).__name__}"
+            f"attach needs a nes_py.NESEnv (or a wrapper of one), not {type(env).__name__}"
         )
     if getattr(nes, "_env", None) is None:
         raise NesbotError("the env is closed")
