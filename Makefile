@@ -3,7 +3,7 @@
 
 VENV := .venv
 PY := $(VENV)/bin/python
-SOURCES := pyproject.toml setup.py $(wildcard cython_core/*.pyx cython_core/*.pxd cython_core/*.h \
+SOURCES := pyproject.toml setup.py cython_core/features.py $(wildcard cython_core/*.pyx cython_core/*.pxd cython_core/*.h \
 	nesbot/show/video/*.pyx)
 PLAY_ARGS ?= --level 19
 # make play keeps the game as $(PLAY_OUT).mp4 (H.264 video with the overlay), .fm2 (input
@@ -51,5 +51,5 @@ bench: $(VENV)/.installed-test
 	$(PY) scripts/bench_sim.py
 
 clean:
-	rm -rf build $(VENV) cython_core/*.c cython_core/*.so cython_core/*.html \
+	rm -rf build $(VENV) cython_core/*.c cython_core/*.so cython_core/*.html cython_core/features.pxi \
 		nesbot/show/video/*.c nesbot/show/video/*.so nesbot/show/video/*.html

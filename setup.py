@@ -8,8 +8,12 @@ sdist it is a plain directory (the sdist has no cython_core/), so the sources ar
 nesbot/_core in both. The sdist carries the .pyx, .pxd and .h sources only: the C that Cython
 makes from them is made again by every build (MANIFEST.in keeps it out). The video code's
 own extension, the .mp4's H.264 writer, lives beside it as nesbot/show/video/h264.pyx.
+
+The evaluation's feature slots (features.pxi, which evaluate.pxd includes) are written first,
+from the table in the core's features.py: the one place the features are named.
 """
 
+import importlib.util
 from pathlib import Path
 
 from Cython.Build import cythonize
@@ -21,6 +25,16 @@ if not SOURCES:
     # A wheel without its compiled core installs but cannot be imported: fail the build.
     raise SystemExit(f"setup.py: no Cython sources (*.pyx) in {CORE}")
 
+
+def write_feature_slots() -> None:
+    # features.py is plain Python: loaded by path, since nesbot is not importable yet.
+    spec = importlib.util.spec_from_file_location("features", f"{CORE}/features.py")
+    features = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(features)
+    features.write_pxi(Path(CORE))
+
+
+write_feature_slots()
 extensions = [
     Extension(
         f"nesbot._core.{pyx.stem}",
@@ -31,9 +45,7 @@ extensions = [
     for pyx in SOURCES
 ]
 extensions.append(
-    Extension(
-        "nesbot.show.video.h264", ["nesbot/show/video/h264.pyx"], extra_compile_args=["-O3"]
-    )
+    Extension("nesbot.show.video.h264", ["nesbot/show/video/h264.pyx"], extra_compile_args=["-O3"])
 )
 
 setup(

@@ -1,6 +1,7 @@
 # The board evaluation: meatfighter's 17 features (meatfighter.com/nintendotetrisai), the
-# features the other evaluators need (nesbot/evaluation/evaluators.py names their sources), their weighted sum (LOWER is better: a higher-is-better evaluator
-# is stored negated), the ceiling penalty (calming rule 2) and the placement vetoes (rules 3, 4).
+# features the other evaluators need (nesbot/evaluation/evaluators.py names their sources),
+# their weighted sum (LOWER is better: a higher-is-better evaluator is stored negated), the
+# ceiling penalty (calming rule 2) and the placement vetoes (rules 3, 4).
 #
 # Features are computed on playfield rows 0..19 only; rows -2 and -1 enter the ceiling
 # penalty, blocks_spawn and touches_ceiling, nothing else. Heights count from the floor
@@ -12,84 +13,12 @@
 from libc.stdint cimport uint8_t
 from nesbot._core.board cimport Board
 
-cdef enum:
-    FEATURE_COUNT = 17               # meatfighter's 2018 features, indices 0..16
-    SEED_FEATURE_COUNT = 25          # and the other seeds' features, indices 17..24
-    NES_FEATURE_END = 31             # and nesbot's NES features, indices 25..30
-    REACH_FEATURE_END = 33           # and the piece-range features, indices 31..32
-    ALL_FEATURE_COUNT = 42           # and the right-well features, indices 33..41
-
-cdef enum:
-    # Feature indices into Features.f and Weights.w, in meatfighter's order, then the others'.
-    F_TOTAL_LINES_CLEARED = 0        # rows cleared by both pieces (filled in by the caller)
-    F_TOTAL_LOCK_HEIGHT = 1          # sum of the pieces' lock heights (filled in by the caller)
-    F_TOTAL_WELL_CELLS = 2           # empty cells above their column's top, both sides filled
-    F_TOTAL_DEEP_WELLS = 3           # columns holding 3 or more well cells
-    F_TOTAL_COLUMN_HOLES = 4         # empty cells whose upper neighbour is filled
-    F_TOTAL_WEIGHTED_COLUMN_HOLES = 5  # sum of (hole row + 1): rows numbered from the top at 1
-    F_TOTAL_COLUMN_HOLE_DEPTHS = 6   # sum of (hole row - top row of its column)
-    F_MIN_COLUMN_HOLE_DEPTH = 7      # smallest hole depth; 20 when there are no holes
-    F_MAX_COLUMN_HOLE_DEPTH = 8      # largest hole depth; 0 when there are no holes
-    F_TOTAL_COLUMN_TRANSITIONS = 9   # empty/filled changes down a column below its top cell
-    F_TOTAL_ROW_TRANSITIONS = 10     # empty/filled changes along non-empty rows, walls filled
-    F_TOTAL_COLUMN_HEIGHTS = 11      # sum of the 10 column heights
-    F_PILE_HEIGHT = 12               # tallest column height
-    F_COLUMN_HEIGHT_SPREAD = 13      # tallest minus shortest column height
-    F_TOTAL_SOLID_CELLS = 14         # filled cells
-    F_TOTAL_WEIGHTED_SOLID_CELLS = 15  # sum of filled cells' heights (row 19 = 1)
-    F_COLUMN_HEIGHT_VARIANCE = 16    # sum of |height difference| of adjacent columns
-    # The other seeds' features (computed only when an evaluator weighs one of them):
-    F_LANDING_HEIGHT = 17            # El-Tetris, per piece summed: rows under the piece's
-                                     # lowest cell + (piece rows - 1) / 2 (filled in by caller)
-    F_COVERED_CELLS = 18             # empty cells with a filled cell anywhere above (El-Tetris,
-                                     # Yiyuan Lee and Hidamari "holes")
-    F_WELL_SUMS = 19                 # El-Tetris: each empty cell with both sides filled (walls
-                                     # filled) counts 1 + the empty run directly below it
-    F_ROW_TRANSITIONS_ALL_ROWS = 20  # El-Tetris: row transitions with walls, empty rows too
-    F_COLUMN_TRANSITIONS_FROM_FLOOR = 21  # El-Tetris: floor filled, no transition above row 0
-    F_RIGHT_SIDE_HOLES = 22          # Nguyen-Morua rule 1: empty cells at or below the top of
-                                     # the column to their right (column 9 has none)
-    F_COVERED_CELL_HEIGHTS = 23      # Nguyen-Morua rule 2: covered cells, each weighted by its
-                                     # row from the floor (row 19 = 1)
-    F_LEFT_SIDE_HOLES = 24           # Nguyen-Morua rule 3: the mirror of rule 1
-    # nesbot's NES features (what scores from 19 to 29: Tetrises, and the well they need):
-    F_TETRIS_READY = 25              # 1 when the 4 rows above the lowest column (the rightmost
-                                     # lowest) are full but for it: an I there makes a Tetris
-    F_BURNED_LINES = 26              # lines cleared by singles, doubles and triples (filled in
-                                     # by the caller): before level 29 they score a fraction
-                                     # of a Tetris's points per line
-    F_RIGHT_COLUMN_HEIGHT = 27       # height of column 9: the NES well, 4 taps right of spawn
-    F_HIGH_STACK = 28                # (stack height - SAFE_STACK_HEIGHT)^2 above it, else 0:
-                                     # the stack is the mean height of the 9 columns beside
-                                     # the well (the lowest column)
-    F_SURFACE_VALUE = 29             # the surface table's value of columns 0-8's top
-                                     # (nesbot/evaluation/surface.py): the clean placements it leaves
-                                     # the pieces to come, about 0-10; higher is better
-    F_BURNS_NEEDED = 30              # rows only a clear other than a Tetris can take away:
-                                     # column 9 (the well) filled, or a filled cell above a
-                                     # hole in its column (StackRabbit's guaranteed burns)
-    # What the stack lets a vertical I reach at this level's gravity and the planner's tap
-    # rate (cython_core/piece_ranges.py measures the limits with the search's plain paths):
-    F_UNREACHABLE_COLUMNS = 31       # columns a vertical I tapped from spawn cannot reach
-    F_REACH_EXCESS = 32              # rows the tallest column stands above what the I must
-                                     # pass on its way to the wall beyond (0: both reachable)
-    # A stack built for one well, in column 9 (StackRabbit's right-well factors, its
-    # src/cpp_modules/src/eval.cpp; docs/training.md). "Scare" and "safe beside" are
-    # heights per level from the piece ranges (nesbot._core.piece_ranges.well_heights).
-    F_WELL_COVERED = 33              # (column 9's height / scare)^3: the well filled
-    F_HIGH_BESIDE_WELL = 34          # (column 8's height - safe beside)^2 above it: an I
-                                     # must pass over column 8 to reach the well
-    F_BESIDE_WELL_LOW = 35           # burns a column 8 well below column 7 will likely need
-    F_UNABLE_TO_BURN = 36            # cells the middle lacks to fill rows up to column 8
-                                     # (and holes near there), times (column 8 / scare)^3
-    F_BUILT_OUT_LEFT = 37            # column 0 above the stack (clean under it): room for
-                                     # the pieces that do not fit the middle; higher is better
-    F_WELL_TETRIS_READY = 38         # 1 when the 4 rows above column 9's top are full but it
-    F_STACK_HEIGHT_OVER = 39         # (a tenth of columns 0-8's heights - scare)^2 above it
-    F_EXTREME_GAP = 40               # rows of height steps in columns 0-8 beyond 3 (the
-                                     # surface table clamps steps at 3)
-    F_STACK_HOLES = 41               # covered empty cells in columns 0-8 (a covered well is
-                                     # F_WELL_COVERED's, not a hole)
+# The feature slots F_<NAME> (indices into Features.f and Weights.w) and the counts that close
+# each group (FEATURE_COUNT, SEED_FEATURE_COUNT, NES_FEATURE_END, REACH_FEATURE_END,
+# ALL_FEATURE_COUNT), written by the build from the table in cython_core/features.py.
+# "Scare" and "safe beside", the right-well features' heights per level, come from the piece
+# ranges (nesbot._core.piece_ranges.well_heights).
+include "features.pxi"
 
 cdef enum:
     # Rows of stack (mean height beside the well) that levels 19-28 at 30 Hz play safely
@@ -106,10 +35,10 @@ cdef enum:
     REACH_COLUMNS = 10
 
 ctypedef struct Features:
-    double f[42]                     # feature values, indexed by the F_ indices
+    double f[ALL_FEATURE_COUNT]      # feature values, indexed by the F_ indices
 
 ctypedef struct Weights:
-    double w[42]                     # one weight per feature, indexed by the F_ indices
+    double w[ALL_FEATURE_COUNT]      # one weight per feature, indexed by the F_ indices
     double ceiling_weight            # rule 2 scale: a cell in row r < 7 costs this / (r + 1)
     double safe_height               # F_HIGH_STACK counts the stack's rows above this
     bint calming                     # the search applies rules 1, 3 and 4 (meatfighter-2018)

@@ -2,12 +2,6 @@
 
 from typing import Any
 
-FEATURE_NAMES: tuple[str, ...]
-EXTRA_FEATURE_NAMES: tuple[str, ...]
-NES_FEATURE_NAMES: tuple[str, ...]
-REACH_FEATURE_NAMES: tuple[str, ...]
-WELL_FEATURE_NAMES: tuple[str, ...]
-ALL_FEATURE_NAMES: tuple[str, ...]
 DEFAULT_CEILING_WEIGHT: float
 DEFAULT_SAFE_STACK_HEIGHT: float
 

@@ -33,9 +33,9 @@ whatever covers it (StackRabbit's is ten times dearer under a tuck setup), and i
 come from nesbot's piece ranges (nesbot._core.piece_ranges.well_heights).
 
 The Python functions take `rows` as 22 masks (rows -2..19) or 20 masks (rows 0..19, hidden
-rows empty), each 0..0x3FF, and `weights` as 17 floats (meatfighter's features; ceiling
-weight DEFAULT_CEILING_WEIGHT, calming rules on), 18 floats (the last is the ceiling
-weight), or an object with `as_vector()` (17 floats, or one per ALL_FEATURE_NAMES),
+rows empty), each 0..0x3FF, and `weights` as 17 floats (meatfighter's features) or 42 (one
+per ALL_FEATURE_NAMES), with the ceiling weight as one more float last (else
+DEFAULT_CEILING_WEIGHT; calming rules on), or an object with `as_vector()` (one float per ALL_FEATURE_NAMES),
 `ceiling` and optionally `calming` (nesbot.evaluation.weights.Weights, nesbot.evaluation.evaluators.Evaluator).
 They raise ValueError for anything else. The piece-range features depend on the level and
 the tap rate too: the functions that compute them take `level` and `tap_interval`.
@@ -58,6 +58,7 @@ from nesbot._core.board cimport (
     fits,
     has_tuck_spot,
 )
+from nesbot._core.features import ALL_FEATURE_NAMES  # the table the F_ slots come from
 from nesbot._core.pieces cimport NES_SPAWN_TABLE
 from nesbot._core.rules cimport SPAWN_X, SPAWN_Y
 from nesbot._core.surface cimport surface_index
@@ -95,65 +96,6 @@ CEILING_SCALE[1] = 1.0
 for _r in range(CEILING_ROWS):
     CEILING_SCALE[BOARD_HIDDEN + _r] = 1.0 / (_r + 1)
 
-FEATURE_NAMES: tuple[str, ...] = (
-    "total_lines_cleared",
-    "total_lock_height",
-    "total_well_cells",
-    "total_deep_wells",
-    "total_column_holes",
-    "total_weighted_column_holes",
-    "total_column_hole_depths",
-    "min_column_hole_depth",
-    "max_column_hole_depth",
-    "total_column_transitions",
-    "total_row_transitions",
-    "total_column_heights",
-    "pile_height",
-    "column_height_spread",
-    "total_solid_cells",
-    "total_weighted_solid_cells",
-    "column_height_variance",
-)
-EXTRA_FEATURE_NAMES: tuple[str, ...] = (
-    "landing_height",
-    "covered_cells",
-    "well_sums",
-    "row_transitions_all_rows",
-    "column_transitions_from_floor",
-    "right_side_holes",
-    "covered_cell_heights",
-    "left_side_holes",
-)
-NES_FEATURE_NAMES: tuple[str, ...] = (
-    "tetris_ready",
-    "burned_lines",
-    "right_column_height",
-    "high_stack",
-    "surface_value",
-    "burns_needed",
-)
-REACH_FEATURE_NAMES: tuple[str, ...] = (
-    "unreachable_columns",
-    "reach_excess",
-)
-WELL_FEATURE_NAMES: tuple[str, ...] = (
-    "well_covered",
-    "high_beside_well",
-    "beside_well_low",
-    "unable_to_burn",
-    "built_out_left",
-    "well_tetris_ready",
-    "stack_height_over",
-    "extreme_gap",
-    "stack_holes",
-)
-ALL_FEATURE_NAMES: tuple[str, ...] = (
-    FEATURE_NAMES
-    + EXTRA_FEATURE_NAMES
-    + NES_FEATURE_NAMES
-    + REACH_FEATURE_NAMES
-    + WELL_FEATURE_NAMES
-)
 DEFAULT_CEILING_WEIGHT: float = 1000.0
 DEFAULT_SAFE_STACK_HEIGHT: float = float(SAFE_STACK_HEIGHT)
 
@@ -669,23 +611,18 @@ cdef int load_weights(object weights, Weights* w, int tap_interval=2) except -1:
         vec = [float(v) for v in weights.as_vector()]
         ceiling = float(weights.ceiling)
         calming = bool(getattr(weights, "calming", True))
-        if len(vec) not in (FEATURE_COUNT, ALL_FEATURE_COUNT):
-            raise ValueError(f"as_vector() gave {len(vec)} weights, expected {FEATURE_COUNT} "
-                             f"or {ALL_FEATURE_COUNT}")
-        if len(vec) == FEATURE_COUNT:   # a weights record: its NES features by name
-            vec += [0.0] * (SEED_FEATURE_COUNT - FEATURE_COUNT)
-            vec += [float(getattr(weights, name, 0.0))
-                    for name in NES_FEATURE_NAMES + REACH_FEATURE_NAMES + WELL_FEATURE_NAMES]
+        if len(vec) != ALL_FEATURE_COUNT:
+            raise ValueError(f"as_vector() gave {len(vec)} weights, expected {ALL_FEATURE_COUNT}")
     else:
         vec = [float(v) for v in weights]
-        if len(vec) == FEATURE_COUNT:
+        if len(vec) in (FEATURE_COUNT, ALL_FEATURE_COUNT):
             ceiling = DEFAULT_CEILING_WEIGHT
-        elif len(vec) == FEATURE_COUNT + 1:
+        elif len(vec) in (FEATURE_COUNT + 1, ALL_FEATURE_COUNT + 1):
             ceiling = vec.pop()
         else:
             raise ValueError(
-                f"weights needs {FEATURE_COUNT} floats (or {FEATURE_COUNT + 1} with the "
-                f"ceiling weight last), got {len(vec)}")
+                f"weights needs {FEATURE_COUNT} or {ALL_FEATURE_COUNT} floats (one more with "
+                f"the ceiling weight last), got {len(vec)}")
     vec += [0.0] * (ALL_FEATURE_COUNT - len(vec))
     w.board = False
     w.extra = False
@@ -747,7 +684,7 @@ cdef void every_feature(const Board* b, const Weights* w, int level, double safe
 
 
 def board_features_py(rows) -> list[float]:
-    """The 17 features in FEATURE_NAMES order; the first two (caller-known) are 0."""
+    """The 17 features in nesbot._core.features.FEATURE_NAMES order; the first two (caller-known) are 0."""
     cdef Board b
     cdef Features f
     _load_board(rows, &b)

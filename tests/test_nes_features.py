@@ -4,9 +4,10 @@ need a burn; their weights reach the search and `nesbot explain` shows them."""
 
 import pytest
 
-from nesbot._core.evaluate import ALL_FEATURE_NAMES, all_features_py, evaluate_py
+from nesbot._core.evaluate import all_features_py, evaluate_py
+from nesbot._core.features import ALL_FEATURE_NAMES
 from nesbot.evaluation.surface import load_surface_table
-from nesbot.evaluation.weights import MEATFIGHTER_2018, Weights
+from nesbot.evaluation.weights import MEATFIGHTER_2018
 
 WELL_9 = 0b0111111111  # columns 0-8 filled, column 9 empty
 
@@ -60,14 +61,8 @@ def test_high_stack_counts_only_past_the_safe_height():
 def test_burned_lines_and_the_nes_weights_reach_the_evaluation():
     rows = [0] * 16 + [WELL_9] * 4
     base = evaluate_py(rows, 3, 10, MEATFIGHTER_2018)
-    weighted = Weights(
-        **{
-            **MEATFIGHTER_2018.__dict__,
-            "tetris_ready": -50.0,
-            "burned_lines": 7.0,
-            "right_column_height": 2.0,
-            "high_stack": 3.0,
-        }
+    weighted = MEATFIGHTER_2018.changed(
+        tetris_ready=-50.0, burned_lines=7.0, right_column_height=2.0, high_stack=3.0
     )
     tall = [0] * 9 + [WELL_9] * 11  # 11 rows: 3 past the safe height
     got = evaluate_py(tall, 3, 10, weighted, burned=3)
@@ -113,15 +108,15 @@ def test_burns_needed_counts_rows_over_a_hole_or_across_the_well():
 def test_the_surface_and_burn_weights_reach_the_evaluation():
     rows = [0] * 15 + [0b11, WELL_9, WELL_9 & ~0b10, WELL_9, WELL_9]
     f = features(rows)
-    weighted = Weights(**{**MEATFIGHTER_2018.__dict__, "surface_value": -4.0, "burns_needed": 6.0})
+    weighted = MEATFIGHTER_2018.changed(surface_value=-4.0, burns_needed=6.0)
     expected = evaluate_py(rows, 0, 10, MEATFIGHTER_2018) - 4.0 * f["surface_value"] + 12.0
     assert evaluate_py(rows, 0, 10, weighted) == pytest.approx(expected)
 
 
 def test_high_stack_starts_where_the_weights_say():
     rows = [0] * 10 + [WELL_9] * 10  # a stack of 10 rows beside the well
-    default = Weights(**{**MEATFIGHTER_2018.__dict__, "high_stack": 1.0})
-    lower = Weights(**{**default.__dict__, "safe_stack_height": 6.0})
+    default = MEATFIGHTER_2018.changed(high_stack=1.0)
+    lower = default.changed(safe_stack_height=6.0)
     plain = evaluate_py(rows, 0, 10, MEATFIGHTER_2018)
     assert evaluate_py(rows, 0, 10, default) == pytest.approx(plain + (10 - 8) ** 2)
     assert evaluate_py(rows, 0, 10, lower) == pytest.approx(plain + (10 - 6) ** 2)

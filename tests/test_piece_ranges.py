@@ -2,12 +2,12 @@
 measured with the search's plain paths decide reachability exactly, and the evaluator's
 piece-range features read them at the level's gravity and the planner's tap rate."""
 
-import dataclasses
 import random
 
 import pytest
 
-from nesbot._core.evaluate import ALL_FEATURE_NAMES, all_features_py, evaluate_py
+from nesbot._core.evaluate import all_features_py, evaluate_py
+from nesbot._core.features import ALL_FEATURE_NAMES
 from nesbot._core.game import Game
 from nesbot._core.moves import Searcher
 from nesbot._core.piece_ranges import ANY_NEXT, I_SPAWN, I_VERTICAL, reach_limits, reachable_columns
@@ -77,7 +77,7 @@ def test_limits_shrink_toward_the_walls_and_with_gravity():
 def test_the_weights_reach_the_evaluation_and_the_planner():
     heights = [0] * 8 + [13, 0]
     rows = stack(heights)
-    weighted = dataclasses.replace(MEATFIGHTER_2018, unreachable_columns=7.0, reach_excess=2.0)
+    weighted = MEATFIGHTER_2018.changed(unreachable_columns=7.0, reach_excess=2.0)
     plain = evaluate_py(rows, 0, 0, MEATFIGHTER_2018, level=29)
     excess = features(heights, 29)["reach_excess"]
     assert evaluate_py(rows, 0, 0, weighted, level=29) == pytest.approx(

@@ -5,7 +5,8 @@ from itertools import pairwise
 
 import pytest
 
-from nesbot._core.evaluate import ALL_FEATURE_NAMES, all_features_py
+from nesbot._core.evaluate import all_features_py
+from nesbot._core.features import ALL_FEATURE_NAMES
 from nesbot._core.piece_ranges import well_heights
 
 LEVEL = 19

@@ -12,11 +12,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from nesbot._core.evaluate import ALL_FEATURE_NAMES, DEFAULT_SAFE_STACK_HEIGHT
+from nesbot._core.evaluate import DEFAULT_SAFE_STACK_HEIGHT
+from nesbot._core.features import ALL_FEATURE_NAMES
 from nesbot.errors import NesbotError
 from nesbot.evaluation.weights import (
     DATA_DIR,
-    FEATURE_WEIGHT_NAMES,
     MEATFIGHTER_2018,
     Weights,
     load_weights,
@@ -48,10 +48,10 @@ class Evaluator:
 
     @classmethod
     def from_weights(cls, weights: Weights, name: str) -> "Evaluator":
-        """meatfighter's 17-feature form (a weights file) with the calming rules."""
+        """A weights file's evaluator, with the calming rules."""
         return cls(
             name=name,
-            weights={n: getattr(weights, n) for n in FEATURE_WEIGHT_NAMES},
+            weights=weights.by_name(),
             higher_is_better=False,
             calming=True,
             ceiling=weights.ceiling,

@@ -16,7 +16,6 @@ weights do not fit one set of sequences. The whole state, random generators incl
 written to the checkpoint after every iteration, so a resumed run continues exactly.
 """
 
-import dataclasses
 import json
 import os
 import sys
@@ -29,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from nesbot._core.evaluate import DEFAULT_SAFE_STACK_HEIGHT
+from nesbot._core.features import FEATURE_NAMES
 from nesbot._core.pieces import KILL_SCREEN_LEVEL
 from nesbot.bot.planning import (
     DEFAULT_DEEP_BRANCH,
@@ -77,6 +77,11 @@ class TrainConfig:
     def __post_init__(self) -> None:
         if self.particles < 2 or self.games < 1:
             raise NesbotError("train needs --particles >= 2 and --games >= 1")
+        if len(self.start) not in (len(FEATURE_NAMES), len(TRAINABLE_NAMES)):
+            raise NesbotError(
+                f"train starts from {len(FEATURE_NAMES)} or {len(TRAINABLE_NAMES)} weights, "
+                f"got {len(self.start)}"
+            )
 
     @classmethod
     def starting_from(cls, start: Evaluator, **fields: Any) -> "TrainConfig":
@@ -129,8 +134,7 @@ def fitness_of(points: list[int]) -> tuple[float, float]:
 
 def with_fixed(weights: Weights, config: TrainConfig) -> Weights:
     """`weights` with the settings and weights a run keeps fixed."""
-    return dataclasses.replace(
-        weights,
+    return weights.changed(
         safe_stack_height=config.safe_stack_height,
         unreachable_columns=config.unreachable_columns,
         reach_excess=config.reach_excess,
