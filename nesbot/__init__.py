@@ -32,6 +32,8 @@ if TYPE_CHECKING:
     from nesbot.nes.menus import GameSetup
     from nesbot.nes.rom import Rom, find_rom
     from nesbot.rating import GameRating, PieceRating, Position, rate
+    from nesbot.rating.read_screen import read_screen
+    from nesbot.rating.reading import ScreenReading
     from nesbot.show.video import VideoWriter
 
 # Each public name and the module it lives in, imported when the name is first used: so that
@@ -52,12 +54,14 @@ _HOMES = {
     "Player": "nesbot.bot.player",
     "Position": "nesbot.rating",
     "Rom": "nesbot.nes.rom",
+    "ScreenReading": "nesbot.rating.reading",
     "VideoWriter": "nesbot.show.video",
     "attach": "nesbot.bot.player",
     "build_planner": "nesbot.bot.planning",
     "find_rom": "nesbot.nes.rom",
     "get_evaluator": "nesbot.evaluation.evaluators",
     "rate": "nesbot.rating",
+    "read_screen": "nesbot.rating.read_screen",
 }
 
 __all__ = [
@@ -75,6 +79,7 @@ __all__ = [
     "Player",
     "Position",
     "Rom",
+    "ScreenReading",
     "VideoWriter",
     "__version__",
     "attach",
@@ -82,6 +87,7 @@ __all__ = [
     "find_rom",
     "get_evaluator",
     "rate",
+    "read_screen",
 ]
 
 

@@ -17,11 +17,18 @@ same pieces, so the step keeps the fresh games' waits far from the first set's).
 * 480:       rescaled to 480 lines (INTER_AREA), H.264 at 600 kbit/s;
 * interlace: 480 lines, each frame two fields of two game frames (30 frames/s), 1.5 Mbit/s;
 * colour:    480 lines, the channels scaled and shifted and a gamma, 600 kbit/s;
-* all:       480 lines, interlaced, colour-shifted, 1 Mbit/s.
+* all:       480 lines, interlaced, colour-shifted, 1 Mbit/s;
+* and the captures of nesbot.rating.capture_model.KINDS: card (an NTSC console through a
+  capture card: 720x480, 8:7, borders, the top cut, composite blur and chroma bleed,
+  lifted black, gamma, noise, 1 Mbit/s), card-interlaced (the same, a field a game frame),
+  pal (720x576, the picture in 480 lines, borders all round, composite) and stretch
+  (1280x720, 16:9, the overscan cut, 2 Mbit/s).
 
 A placement is right when the reader's piece, the stack it fell on and where it locked are
 the log's; invented when the reader accepts a placement the log does not have. A cell is
-right when the stack the reader read at a spawn has it as the log's stack does.
+right when the stack the reader read at a spawn has it as the log's stack does; a digit
+when the lines (3), score (6) or level (2) read at a spawn have it as the log's do there
+(an unreadable counter: all its digits wrong); the next piece likewise.
 """
 
 import argparse
@@ -38,6 +45,7 @@ import numpy as np
 
 from nesbot.nes.fm2 import read_fm2
 from nesbot.nes.rom import find_rom
+from nesbot.rating.capture_model import KINDS, capture
 from nesbot.rating.positions import logged_pieces
 from nesbot.rating.screen import pieces_from_spawns, read_states, spawns
 
@@ -69,24 +77,44 @@ def degrade(clean: Path, out: Path, kind: str) -> Path:
     """A degraded copy of `clean` (see the module's docstring)."""
     if out.exists():
         return out
-    interlace = kind in ("interlace", "all")
-    colour = kind in ("colour", "all")
-    bit_rate = {"480": 600_000, "interlace": 1_500_000, "colour": 600_000, "all": 1_000_000}
+    if kind in KINDS:
+        model, rng = KINDS[kind], np.random.default_rng(0)
+
+        def picture_of(rgb: np.ndarray) -> np.ndarray:
+            nes = cv2.resize(rgb, (256, 240), interpolation=cv2.INTER_AREA)  # 1x, exactly
+            return capture(nes, model, rng)
+
+        interlaced, bit_rate = model.interlaced, model.bit_rate
+    else:
+        colour = kind in ("colour", "all")
+
+        def picture_of(rgb: np.ndarray) -> np.ndarray:
+            width = round(rgb.shape[1] * 480 / rgb.shape[0] / 2) * 2
+            picture = cv2.resize(rgb, (width, 480), interpolation=cv2.INTER_AREA)
+            return _shift_colour(picture) if colour else picture
+
+        interlaced = kind in ("interlace", "all")
+        bit_rate = {"480": 600_000, "interlace": 1_500_000, "colour": 600_000, "all": 1_000_000}[
+            kind
+        ]
+    _encode(clean, out, picture_of, interlaced, bit_rate)
+    return out
+
+
+def _encode(clean: Path, out: Path, picture_of, interlaced: bool, bit_rate: int) -> None:
+    """Each frame of `clean` through `picture_of`, two a picture (a field each) when
+    `interlaced`, as H.264 at `bit_rate`."""
     partial = out.with_name(f"{out.stem}.part{out.suffix}")  # a stopped run leaves no copy
     with av.open(str(clean)) as source, av.open(str(partial), "w") as target:
-        stream = target.add_stream("libx264", rate=NES_RATE / 2 if interlace else NES_RATE)
-        stream.bit_rate = bit_rate[kind]
+        stream = target.add_stream("libx264", rate=NES_RATE / 2 if interlaced else NES_RATE)
+        stream.bit_rate = bit_rate
         stream.pix_fmt = "yuv420p"
         held = None
         for frame in source.decode(video=0):
-            rgb = frame.to_ndarray(format="rgb24")
-            height, width = 480, round(rgb.shape[1] * 480 / rgb.shape[0] / 2) * 2
+            picture = picture_of(frame.to_ndarray(format="rgb24"))
             if not stream.codec_context.is_open:
-                stream.width, stream.height = width, height
-            picture = cv2.resize(rgb, (width, height), interpolation=cv2.INTER_AREA)
-            if colour:
-                picture = _shift_colour(picture)
-            if interlace:
+                stream.height, stream.width = picture.shape[:2]
+            if interlaced:
                 if held is None:
                     held = picture
                     continue
@@ -98,7 +126,6 @@ def degrade(clean: Path, out: Path, kind: str) -> Path:
         for packet in stream.encode():
             target.mux(packet)
     partial.rename(out)
-    return out
 
 
 def accuracy(video: Path, truth: list, rom, frames_per_picture: int) -> dict:
@@ -118,22 +145,38 @@ def accuracy(video: Path, truth: list, rom, frames_per_picture: int) -> dict:
     )
     # Cells: each read stack against the log's stack at the nearest spawn.
     steps = np.array([p.step - first_step for p in truth])
-    cells = cells_right = 0
+    cells = cells_right = digits = digits_right = nexts = nexts_right = 0
     for spawn in found:
         at = spawn.frame * frames_per_picture
         nearest = int(np.argmin(np.abs(steps - at)))
         if abs(steps[nearest] - at) <= frames_per_picture + 1:
+            position = truth[nearest].position
             mine = np.array(spawn.stack)
-            theirs = np.array(truth[nearest].position.rows)
+            theirs = np.array(position.rows)
             differing = np.bitwise_xor(mine, theirs)
             cells += 200
             cells_right += 200 - sum(bin(int(row)).count("1") for row in differing)
+            for read, true, width in (
+                (spawn.lines, position.lines, 3),
+                (spawn.score, position.score, 6),
+                (spawn.level, position.level, 2),
+            ):
+                digits += width
+                if read is not None:
+                    pairs = zip(f"{read:0{width}d}", f"{true:0{width}d}", strict=False)
+                    digits_right += sum(a == b for a, b in pairs)
+            nexts += 1
+            nexts_right += spawn.next == position.next
     return {
         "placements": visible,
         "right": right,
         "invented": accepted - right,
         "cells": cells,
         "cells_right": cells_right,
+        "digits": digits,
+        "digits_right": digits_right,
+        "nexts": nexts,
+        "nexts_right": nexts_right,
     }
 
 
@@ -165,7 +208,8 @@ def main() -> None:
                 if kind == "clean"
                 else degrade(clean, args.dir / f"game{game}-{kind}.mp4", kind)
             )
-            step = 2 if kind in ("interlace", "all") else 1
+            interlaced = kind in ("interlace", "all") or (kind in KINDS and KINDS[kind].interlaced)
+            step = 2 if interlaced else 1
             truth = truth or list(logged_pieces(rom, read_fm2(log)))
             row = {"game": game, "kind": kind} | accuracy(video, truth, rom, step)
             with results.open("a") as out:
@@ -175,8 +219,8 @@ def main() -> None:
     rows = list(latest.values())
     names = ("copy", "games", "placements", "right", "invented", "cells right", "all right")
     print(
-        f"{names[0]:10} {names[1]:>5} {names[2]:>10} {names[3]:>8} {names[4]:>8} "
-        f"{names[5]:>12} {names[6]:>9}"
+        f"{names[0]:15} {names[1]:>5} {names[2]:>10} {names[3]:>8} {names[4]:>8} "
+        f"{names[5]:>12} {names[6]:>9} {'digits right':>13} {'next right':>11}"
     )
     for kind in args.kinds:
         mine = [r for r in rows if r["kind"] == kind]
@@ -186,9 +230,16 @@ def main() -> None:
         right = sum(r["right"] for r in mine)
         cells = sum(r["cells_right"] for r in mine) / max(1, sum(r["cells"] for r in mine))
         whole = sum(r["right"] == r["placements"] and not r["invented"] for r in mine)
+        digits = sum(r.get("digits_right", 0) for r in mine) / max(
+            1, sum(r.get("digits", 0) for r in mine)
+        )
+        nexts = sum(r.get("nexts_right", 0) for r in mine) / max(
+            1, sum(r.get("nexts", 0) for r in mine)
+        )
         print(
-            f"{kind:10} {len(mine):>5} {total:>10} {right / total:>8.2%} "
-            f"{sum(r['invented'] for r in mine):>8} {cells:>12.4%} {whole:>9}"
+            f"{kind:15} {len(mine):>5} {total:>10} {right / total:>8.2%} "
+            f"{sum(r['invented'] for r in mine):>8} {cells:>12.4%} {whole:>9} "
+            f"{digits:>13.4%} {nexts:>11.2%}"
         )
 
 

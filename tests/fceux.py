@@ -19,16 +19,19 @@ LUA = Path(__file__).parent / "data" / "fceux_end_state.lua"
 MISSING = "FCEUX or xvfb-run is not installed (apt-get install fceux xvfb xauth)"
 
 
-def fceux_end_state(movie: Path, rom: Path) -> dict[str, int]:
+def fceux_end_state(movie: Path, rom: Path, screenshot: Path | None = None) -> dict[str, int]:
     """What RAM shows once FCEUX has played every frame of `movie` from power-on: frames
     (FCEUX's frame count), lines, score, level, play_state, game_mode, frame_counter, piece
-    (its orientation ID) and column."""
+    (its orientation ID), column and next (the next piece's spawn orientation). With
+    `screenshot`, FCEUX's picture of the last frame is saved there as a PNG."""
     assert FCEUX is not None and XVFB_RUN is not None, MISSING
     with tempfile.TemporaryDirectory() as folder:
         out = Path(folder) / "end_state.txt"
         # Without Qt settings of ours: cv2, once imported, points Qt at its own plugins.
         env = {key: value for key, value in os.environ.items() if not key.startswith("QT_")}
         env |= {"NESBOT_FCEUX_OUT": str(out), "HOME": folder}
+        if screenshot is not None:
+            env["NESBOT_FCEUX_SHOT"] = str(screenshot)
         command = [XVFB_RUN, "-a", FCEUX, "--no-config", "1", "--sound", "0"]
         command += ["--playmov", str(movie), "--loadlua", str(LUA), str(rom)]
         run = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)

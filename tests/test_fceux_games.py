@@ -1,6 +1,8 @@
 """The bot's games, written as FCEUX frames, are the same games in FCEUX itself: from levels
 0, 18 (with an 18-frame reaction) and 19, and one that plays on past step 57,000, where the
-pad poll straddles two of nes-py's steps (docs/steps.md, "FCEUX's frames")."""
+pad poll straddles two of nes-py's steps (docs/steps.md, "FCEUX's frames"). FCEUX's picture
+of each game's last frame is read by the screen reader: the counters and next piece RAM
+holds, in another emulator's palette."""
 
 import copy
 
@@ -8,12 +10,14 @@ import pytest
 from fceux import FCEUX, MISSING, XVFB_RUN, fceux_end_state
 from test_nes_frames import ram_end_state
 
+from nesbot._core.pieces import PIECE_NAMES, PIECE_TYPE
 from nesbot.bot.planning import PlannerSettings
 from nesbot.bot.policy import Bot
 from nesbot.bot.session import play_game
 from nesbot.evaluation.evaluators import get_evaluator
 from nesbot.nes.fm2 import fceux_rom_md5, write_fm2
 from nesbot.nes.menus import GameSetup, start_game
+from nesbot.rating.read_screen import read_screen
 
 pytestmark = pytest.mark.skipif(FCEUX is None or XVFB_RUN is None, reason=MISSING)
 
@@ -37,7 +41,7 @@ def play_and_compare(tmp_path, rom, emulator, boot, setup, reaction, start_after
     nes_py = ram_end_state(emulator.ram)
     movie = tmp_path / "nesbot.nes.fm2"
     write_fm2(movie, bytes(recorder.log.frames), fceux_rom_md5(rom.data))
-    fceux = fceux_end_state(movie, rom.path)
+    fceux = fceux_end_state(movie, rom.path, screenshot=tmp_path / "fceux.png")
     fceux.pop("frames")
     return nes_py, fceux, result
 
@@ -61,6 +65,15 @@ def test_the_bots_game_is_the_same_game_in_fceux(
     )
     assert result.lines >= 4 and nes_py["game_mode"] == 4
     assert fceux == nes_py
+    # Another emulator's picture (FCEUX's palette and renderer) read by the screen reader.
+    reading = read_screen(tmp_path / "fceux.png", rom=rom)
+    assert (reading.lines, reading.score, reading.level) == (
+        fceux["lines"],
+        fceux["score"],
+        fceux["level"],
+    )
+    assert reading.next == PIECE_NAMES[PIECE_TYPE[fceux["next"]]]
+    assert reading.geometry.match > 0.9 and min(reading.confidence.values()) > 0.5
 
 
 def test_a_game_past_step_57000_is_the_same_game_in_fceux(tmp_path, rom, emulator, boot):

@@ -55,6 +55,7 @@ def ram_end_state(memory: np.ndarray) -> dict[str, int]:
         "frame_counter": int(memory[ram.FRAME_COUNTER]),
         "piece": int(memory[ram.CURRENT_PIECE]),
         "column": int(memory[ram.TETRIMINO_X]),
+        "next": int(memory[ram.NEXT_PIECE]),
     }
 
 

@@ -21,18 +21,15 @@ from nesbot.nes import ram
 from nesbot.nes.fm2 import Fm2Writer, fceux_rom_md5, read_fm2
 from nesbot.nes.menus import GameSetup, start_game
 from nesbot.nes.nes_frames import FrameRecorder
+from nesbot.rating.geometry import Geometry, Landmarks, find_geometry
 from nesbot.rating.positions import LoggedPiece, Position, logged_pieces
+from nesbot.rating.reading import FrameReader, rom_pictures, rom_tiles
 from nesbot.rating.screen import (
-    FrameReader,
-    Geometry,
     Picture,
     ScreenState,
     Spawn,
-    digit_glyphs,
-    find_geometry,
     pieces_from_spawns,
     read_states,
-    rom_pictures,
     spawns,
     video_pieces,
 )
@@ -73,53 +70,46 @@ def game_screens(rom, emulator):
     return shots
 
 
-def test_digits_are_the_roms_tiles_where_the_rom_writes_its_counters(rom, game_screens):
-    glyphs = digit_glyphs(rom)
-    assert glyphs.shape == (10, 8, 8) and len({g.tobytes() for g in glyphs}) == 10
-    reader = FrameReader(Geometry(0, 0, 1, 1), glyphs)
+def test_digits_are_the_roms_tiles_where_the_rom_writes_its_counters(rom, pictures, game_screens):
+    glyphs = rom_tiles(rom)
+    assert glyphs.shape == (16, 8, 8) and len({g.tobytes() for g in glyphs}) == 16
+    reader = FrameReader(Geometry(0, 0, 1, 1), pictures)
     for rgb, state in game_screens[10::50]:  # the counters show from the second frame
         picture = _picture(rgb)
         # The screen shows RAM's counters a frame late at most.
-        assert reader.number(picture, "level") in (state.level, state.level - 1)
-        assert abs(reader.number(picture, "lines") - state.lines) <= 4
-        assert reader.number(picture, "score") <= state.score
+        assert reader.level(picture)[0] in (state.level, state.level - 1)
+        assert abs(reader.lines(picture)[0] - state.lines) <= 4
+        assert reader.score(picture)[0] <= state.score
 
 
 def test_the_picture_is_found_at_capture_scales(screen, game_screens):
+    landmarks = Landmarks.of_screen(screen)
     rgb = game_screens[200][0]
     for sx, sy, left, top in ((3, 3, 0, 0), (2.5, 2, 40, 0), (2, 2, 17, 12)):
         size = (round(256 * sx), round(240 * sy))
         scaled = cv2.resize(rgb, size, interpolation=cv2.INTER_AREA)
         frame = np.zeros((size[1] + 2 * top, size[0] + 2 * left, 3), np.uint8)
         frame[top : top + size[1], left : left + size[0]] = scaled
-        found = find_geometry([_picture(frame).grey()], screen)
-        assert found.match > 0.6  # the ROM's screen at another level and moment
+        found = find_geometry(_picture(frame).grey(), landmarks)
+        assert found.match > 0.8  # the ROM's screen at another level and moment
         assert found.sx == pytest.approx(sx, rel=0.01) and found.sy == pytest.approx(sy, rel=0.01)
         assert abs(found.left - left) <= sx and abs(found.top - top) <= sy
 
 
-def test_a_picture_without_the_game_is_refused(screen):
-    from nesbot.errors import NesbotError
-
-    noise = np.random.default_rng(1).integers(0, 255, (480, 640), np.uint8)
-    with pytest.raises(NesbotError, match="no NES Tetris game screen"):
-        find_geometry([noise], screen)
-
-
 def test_the_next_box_is_read_as_ram_holds_it(pictures, game_screens):
-    reader = FrameReader(Geometry(0, 0, 1, 1), pictures.glyphs, next_boxes=pictures.next_boxes)
+    reader = FrameReader(Geometry(0, 0, 1, 1), pictures)
     assert len({box.tobytes() for box in pictures.next_boxes.values()}) == 7
     read = 0
     for index in range(10, len(game_screens) - 1):
         around = {state.next for _rgb, state in game_screens[index - 3 : index + 2]}
         if len(around) == 1:  # not within the frames the screen takes to show a change
-            assert reader.next_piece(_picture(game_screens[index][0])) in around
+            assert reader.next_piece(_picture(game_screens[index][0]))[0] in around
             read += 1
     assert read > 700
 
 
-def test_cells_are_read_in_the_games_palette(rom, game_screens):
-    reader = FrameReader(Geometry(0, 0, 1, 1), digit_glyphs(rom))
+def test_cells_are_read_in_the_games_palette(pictures, game_screens):
+    reader = FrameReader(Geometry(0, 0, 1, 1), pictures)
     compared = 0
     for (rgb, shown), (_rgb, state) in itertools.pairwise(game_screens[10:]):
         if shown.play_state != ram.PLAY_ACTIVE or state.play_state != ram.PLAY_ACTIVE:
@@ -183,6 +173,10 @@ def test_every_placement_of_a_clean_recording_is_read(rom, recorded):
     right, invented = _right_and_invented(read, truth)
     shown = len([p for p in truth if p.place]) - 1  # the last lock's next spawn may be cut
     assert invented == 0 and right >= shown
+    # --crop: the picture where the user says it is (the whole 768x720 frame holds the
+    # NES picture's 240 lines, so lines 8-231 are 24-693) reads the same game.
+    cropped = video_pieces(folder / "clean.mp4", rom, crop=Geometry.of_crop(0, 24, 768, 672))
+    assert [(p.position, p.place) for p in cropped] == [(p.position, p.place) for p in read]
 
 
 def test_a_degraded_capture_is_read_without_inventing(rom, recorded):

@@ -12,6 +12,7 @@ from nesbot.cli import (
     explain,
     play,
     rate,
+    read_screen,
     replay,
     simulate,
     surface_table,
@@ -29,6 +30,7 @@ COMMANDS: tuple[ModuleType, ...] = (
     train,
     surface_table,
     rate,
+    read_screen,
     explain,
 )
 

@@ -28,6 +28,27 @@ def whole_number(text: str) -> int:
     return value
 
 
+def crop_box(text: str) -> tuple[float, float, float, float]:
+    """X,Y,W,H: four numbers, the width and height above 0."""
+    try:
+        x, y, width, height = (float(part) for part in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected X,Y,W,H (four numbers), got {text!r}") from None
+    if width <= 0 or height <= 0:
+        raise argparse.ArgumentTypeError(f"the crop's width and height must be above 0: {text}")
+    return x, y, width, height
+
+
+def add_crop_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--crop",
+        type=crop_box,
+        metavar="X,Y,W,H",
+        help="where the game is, in video pixels: the rectangle showing the NES picture's "
+        "256 x 224 (lines 8-231), instead of finding it",
+    )
+
+
 def add_rom_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--rom",

@@ -3,12 +3,14 @@ against the best at the player's speed."""
 
 import argparse
 import sys
+import warnings
 from collections.abc import Callable
 from contextlib import ExitStack
 from typing import TYPE_CHECKING
 
 from nesbot.cli.options import (
     add_conflict_option,
+    add_crop_option,
     add_evaluator_options,
     add_planner_options,
     add_rom_options,
@@ -20,7 +22,7 @@ from nesbot.cli.options import (
     whole_number,
 )
 from nesbot.cli.outputs import check_codec, check_writable, replay_pictures, scale, step_progress
-from nesbot.errors import NesbotError
+from nesbot.errors import NesbotError, NesbotWarning
 
 if TYPE_CHECKING:
     from nesbot.rating.game import GameRating
@@ -71,6 +73,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="search at --tap-hz without DAS, not at the speed measured from the log",
     )
     add_conflict_option(parser)
+    add_crop_option(parser)
     add_planner_options(parser)
     add_evaluator_options(parser)
 
@@ -85,6 +88,8 @@ def run(args: argparse.Namespace) -> int:
             f"{args.game}: nesbot rate reads .fm2 input logs and videos "
             f"({', '.join(VIDEO_SUFFIXES)})"
         )
+    if args.crop:
+        raise NesbotError("--crop says where a video's picture is; an .fm2 log has none")
     # --video is a replay's, with the ratings on its overlay
     args.overlay, args.show, args.realtime = True, False, False
     check_codec(args)
@@ -155,21 +160,32 @@ def _rate_video(args: argparse.Namespace) -> int:
     """nesbot rate GAME.mp4: the game read from the screen, rated at the given speed."""
     from nesbot.progress import Progress
     from nesbot.rating.game import rate_video
+    from nesbot.rating.geometry import Geometry
     from nesbot.rating.screen import video_frames
 
     if args.video:
         raise NesbotError("--video films a replayed .fm2 log; a video has no log to replay")
     settings = _rating_settings(args)
     rom = find_rom(args)
-    with ExitStack() as stack:
+    crop = Geometry.of_crop(*args.crop) if args.crop else None
+    with ExitStack() as stack, warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always", NesbotWarning)
         reading_bars = stack.enter_context(ExitStack())
         reading = reading_bars.enter_context(
             Progress("rate: reading the video", video_frames(args.game), "frame")
         )
         rated = _rating_progress(stack, reading_bars)
         rating = rate_video(
-            rom, args.game, settings, args.workers, on_rated=rated, on_frame=reading.advance_to
+            rom,
+            args.game,
+            settings,
+            args.workers,
+            on_rated=rated,
+            on_frame=reading.advance_to,
+            crop=crop,
         )
+    for warning in said:  # a PAL capture: one line, not Python's two
+        print(f"nesbot: warning: {warning.message}", file=sys.stderr)
     _print_rating(args, rating)
     return 0
 

@@ -3,11 +3,13 @@ placement at that speed (on `workers` processes), and sum it up by stage."""
 
 import multiprocessing
 import os
+import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, replace
+from typing import TYPE_CHECKING
 
 from nesbot._core.pieces import KILL_SCREEN_LEVEL
-from nesbot.errors import NesbotError
+from nesbot.errors import NesbotError, NesbotWarning
 from nesbot.nes.fm2 import InputLog
 from nesbot.nes.replay import OnConflict
 from nesbot.nes.rom import Rom
@@ -15,6 +17,9 @@ from nesbot.rating.grades import GRADES, accuracy, is_best_or_good
 from nesbot.rating.positions import LoggedPiece, logged_pieces
 from nesbot.rating.rater import PieceRating, Rater, RatingSettings
 from nesbot.rating.speed import PlayerSpeed, measure_speed
+
+if TYPE_CHECKING:
+    from nesbot.rating.geometry import Geometry  # OpenCV: loaded only to read a video
 
 STAGES = ("before the transition", "after the transition", "level 29 and beyond")
 
@@ -132,7 +137,7 @@ def rate_log(
     return rate_pieces(pieces, settings, workers, measure, on_rated)
 
 
-VIDEO_SUFFIXES = (".mp4", ".mkv", ".webm", ".mov", ".avi", ".ts")
+VIDEO_SUFFIXES = (".mp4", ".mkv", ".webm", ".mov", ".avi", ".ts", ".gif")
 
 
 def rate_video(
@@ -142,12 +147,18 @@ def rate_video(
     workers: int = 1,
     on_rated: Callable[[int, int], None] | None = None,
     on_frame: Callable[[int], None] | None = None,
+    crop: "Geometry | None" = None,
 ) -> GameRating:
-    """Rate the game a video shows (nesbot.rating.screen reads it), at the settings' speed:
-    a video has no buttons to measure it from, nor to tell a misdrop by."""
-    from nesbot.rating.screen import video_pieces  # OpenCV, only for videos
+    """Rate the game a video shows (nesbot.rating.screen reads it, the picture where `crop`
+    says or where it is found), at the settings' speed: a video has no buttons to measure
+    it from, nor to tell a misdrop by. A PAL capture is rated under NTSC rules, with a
+    NesbotWarning that says so."""
+    from nesbot.rating.screen import pal_note, video_pieces  # OpenCV, only for videos
 
-    pieces = video_pieces(path, rom, on_frame)
+    note = pal_note(path)
+    if note:
+        warnings.warn(note, NesbotWarning, stacklevel=2)
+    pieces = video_pieces(path, rom, on_frame, crop)
     rating = rate_pieces(pieces, settings, workers, False, on_rated)
     searched = replace(rating.speed, tap_interval=settings.planner.tap_interval)
     return replace(rating, speed=searched, measured=False)

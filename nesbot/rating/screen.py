@@ -1,13 +1,10 @@
 """Reading a game from a video of the screen: a console capture or another emulator's
 recording, at any size, compressed, interlaced or colour-shifted.
 
-The picture is found once: the game screen nes-py draws from the user's own ROM at the
-start of a game is matched against the video's first frames at the scales a capture can
-have (the NES picture's height over 240 or 224 lines, widths from square pixels to 4:3),
-so nothing of Nintendo's screen ships with nesbot. Then, per frame, each of the 200 cells is
-filled or empty by the brightness at its middle (every level's palette draws pieces far
-brighter than the black well), and the digits of lines, score and level are read against
-the ROM's own digit tiles. An interlaced frame is two pictures a field apart: its two
+The picture is found once, over frames spread through the video
+(nesbot.rating.geometry), or given by the user (`--crop`); each picture is then read by
+nesbot.rating.reading: the 200 cells by the brightness at their middles, the counters
+against the ROM's own tiles. An interlaced frame is two pictures a field apart: its two
 fields are read apart and put in the order that makes the game move forward.
 
 A piece spawns where one piece's cells appear at the top and nothing disappears (at its
@@ -26,128 +23,26 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 import av
-import cv2
 import numpy as np
 
 from nesbot._core.pieces import ORIENTATION_CELLS, PIECE_TYPE, SPAWN_TABLE
 from nesbot.errors import NesbotError
 from nesbot.nes import ram
-from nesbot.nes.emulator import Emulator
-from nesbot.nes.menus import GameSetup, start_game
 from nesbot.nes.rom import Rom
+from nesbot.rating.geometry import (
+    FINDING_FRAMES,
+    FINDING_STEP,
+    Geometry,
+    Landmarks,
+    check_found,
+    find_in_frames,
+)
 from nesbot.rating.positions import LoggedPiece, Position, places_between
-from nesbot.show.overlay import CELL, COLUMNS, PLAYFIELD_LEFT, PLAYFIELD_TOP, ROWS
+from nesbot.rating.reading import FrameReader, rom_pictures
+from nesbot.show.overlay import COLUMNS, ROWS
 from nesbot.show.video.reading import open_input
 
-# Where the ROM writes its counters, in 8x8 tiles of the 256x240 picture: (column, row,
-# digits). Measured on nes-py's screen with the ROM's digit tiles (tests/test_screen.py).
-LINES_DIGITS = (19, 3, 3)
-SCORE_DIGITS = (24, 8, 6)
-LEVEL_DIGITS = (26, 21, 2)
-NEXT_BOX = (188, 116, 40, 24)  # x, y, width, height of the next piece's box, in NES pixels
-FILLED = 64  # a cell's middle brighter than this (0-255, the brightest channel) is filled
 GHOST = 0.6  # a field's cell under this share of the other field's is the other's ghost
-INK = 100  # a digit's pixel brighter than this is ink
-MAX_DIGIT_MISMATCH = 10  # of a tile's 64 pixels, for a digit to be read at all
-FINDING_FRAMES = 30  # frames tried for the picture's place, a few seconds apart
-
-
-@dataclass(frozen=True)
-class Geometry:
-    """Where the NES picture lies in a video's frames: NES pixel (x, y) is at video pixel
-    (left + x * sx, top + y * sy). `match`: how well the ROM's screen matched there (a
-    normalised correlation, 1 = perfect)."""
-
-    left: float
-    top: float
-    sx: float
-    sy: float
-    match: float = 1.0
-
-
-@dataclass(frozen=True)
-class RomPictures:
-    """What the reader matches a video against, all drawn from the user's ROM: its game
-    screen (greyscale) at a game's start, its digit tiles, and the next box's picture
-    (filled pixels) for each piece."""
-
-    screen: np.ndarray
-    glyphs: np.ndarray
-    next_boxes: dict[int, np.ndarray]
-
-
-def rom_pictures(rom: Rom) -> RomPictures:
-    """Boot the ROM on nes-py to a game's first piece; the next box is drawn for each piece
-    by setting RAM's next piece for a frame."""
-    x, y, width, height = NEXT_BOX
-    boxes = {}
-    with Emulator(rom.path) as emu:
-        start_game(emu, GameSetup(level=0), align=False)
-        for _ in range(3):  # the counters and the first piece show
-            emu.step(0)
-        screen = _grey(emu.screen)
-        start = emu.save_state()
-        for piece in SPAWN_TABLE:
-            emu.load_state(start)
-            emu.ram[ram.NEXT_PIECE] = piece
-            emu.step(0)
-            emu.step(0)
-            boxes[piece] = _grey(emu.screen)[y : y + height, x : x + width] > FILLED
-    return RomPictures(screen, digit_glyphs(rom), boxes)
-
-
-def digit_glyphs(rom: Rom) -> np.ndarray:
-    """The ROM's digit tiles 0-9 (10 x 8 x 8, True = ink), from its first pattern table."""
-    data = np.frombuffer(rom.data, np.uint8)
-    chr_start = 16 + int(data[4]) * 16384
-    tiles = data[chr_start : chr_start + 10 * 16].reshape(10, 2, 8)
-    low, high = np.unpackbits(tiles[:, 0], axis=1), np.unpackbits(tiles[:, 1], axis=1)
-    return (low | high).reshape(10, 8, 8).astype(bool)
-
-
-def _grey(rgb: np.ndarray) -> np.ndarray:
-    """The brightest channel: every palette's pieces and digits are bright in one of them,
-    whatever a capture did to their hue."""
-    return np.asarray(rgb.max(axis=2))
-
-
-def find_geometry(frames: list[np.ndarray], screen: np.ndarray) -> Geometry:
-    """The picture's place and scale in the frames (greyscale): the best match of the ROM's
-    screen (its middle 240x224, which every capture shows) over the scales a capture can
-    have; NesbotError when nothing matches."""
-    template = screen[8:232, 8:248].astype(np.float32)
-    best = Geometry(0, 0, 1, 1, -1.0)
-    height, width = frames[0].shape
-    heights = {height / 240, height / 224}
-    for sy in heights:
-        for sx in {sy, sy * 8 / 7, sy * 4 / 3 * 240 / 256, width / 256}:
-            best = max(best, _match(frames, template, sx, sy), key=lambda g: g.match)
-    for step in (0.02, 0.005):  # then finer, around the best
-        around = best
-        for dx in (-2, -1, 0, 1, 2):
-            for dy in (-2, -1, 0, 1, 2):
-                sx, sy = around.sx * (1 + dx * step), around.sy * (1 + dy * step)
-                best = max(best, _match(frames, template, sx, sy), key=lambda g: g.match)
-    if best.match < 0.5:
-        raise NesbotError(
-            f"no NES Tetris game screen found in the video (best match {best.match:.2f})"
-        )
-    return best
-
-
-def _match(frames: list[np.ndarray], template: np.ndarray, sx: float, sy: float) -> Geometry:
-    """The best place of the template in the frames shrunk by (sx, sy)."""
-    best = Geometry(0, 0, sx, sy, -1.0)
-    for frame in frames:
-        size = (round(frame.shape[1] / sx), round(frame.shape[0] / sy))
-        if size[0] < template.shape[1] or size[1] < template.shape[0]:
-            return best
-        small = cv2.resize(frame, size, interpolation=cv2.INTER_AREA).astype(np.float32)
-        scores = cv2.matchTemplate(small, template, cv2.TM_CCOEFF_NORMED)
-        _low, score, _at, (x, y) = cv2.minMaxLoc(scores)
-        if score > best.match:
-            best = Geometry((x - 8) * sx, (y - 8) * sy, sx, sy, float(score))
-    return best
 
 
 class Picture:
@@ -186,91 +81,6 @@ class Picture:
         return np.clip(self.bright(ys, xs), 0, 255).astype(np.uint8)
 
 
-class FrameReader:
-    """Reads the board and the counters of pictures whose NES picture lies at `geometry`;
-    `parity` 0 or 1 reads one field only (the lines of that parity)."""
-
-    def __init__(
-        self,
-        geometry: Geometry,
-        glyphs: np.ndarray,
-        parity: int | None = None,
-        next_boxes: dict[int, np.ndarray] | None = None,
-    ) -> None:
-        self.geometry = geometry
-        self.glyphs = glyphs
-        self.parity = parity
-        self.next_boxes = next_boxes or {}
-        x, y, width, height = NEXT_BOX
-        box_x = self._x(x + np.arange(width) + 0.5)
-        box_y = self._y(y + np.arange(height) + 0.5)
-        self._box_points = (box_y[:, None], box_x[None, :])
-        # Each cell's middle: a 3 x 3 grid of NES pixels 2-6 of its 8, in video pixels.
-        offsets = np.array([2.5, 4.0, 5.5])
-        cols = PLAYFIELD_LEFT + CELL * np.arange(COLUMNS)[:, None] + offsets[None, :]
-        rows = PLAYFIELD_TOP + CELL * np.arange(ROWS)[:, None] + offsets[None, :]
-        cell_x = self._x(cols)
-        cell_y = self._y(rows)
-        # [row, column, i, j]: the sample (i, j) of the cell
-        self._cell_points = (cell_y[:, None, :, None], cell_x[None, :, None, :])
-        self._digits = {
-            name: self._digit_points(*where)
-            for name, where in (
-                ("lines", LINES_DIGITS),
-                ("score", SCORE_DIGITS),
-                ("level", LEVEL_DIGITS),
-            )
-        }
-
-    def _x(self, nes_x: np.ndarray) -> np.ndarray:
-        """The video column that shows NES column position `nes_x` (a pixel's middle is
-        x + 0.5)."""
-        return np.floor(self.geometry.left + nes_x * self.geometry.sx).astype(int)
-
-    def _y(self, nes_y: np.ndarray) -> np.ndarray:
-        ys = self.geometry.top + nes_y * self.geometry.sy
-        if self.parity is None:
-            return np.floor(ys).astype(int)
-        return (np.floor((ys - self.parity) / 2) * 2 + self.parity).astype(int)
-
-    def _digit_points(self, column: int, row: int, count: int) -> tuple[np.ndarray, np.ndarray]:
-        """The middles of the NES pixels of `count` tiles: (rows, columns) to broadcast."""
-        xs = self._x(column * 8 + np.arange(count * 8) + 0.5)
-        ys = self._y(row * 8 + np.arange(8) + 0.5)
-        return ys[:, None], xs[None, :]
-
-    def cell_values(self, picture: Picture) -> np.ndarray:
-        """20 x 10: each cell's middle, its brightest channel (0-255)."""
-        return picture.bright(*self._cell_points).mean(axis=(2, 3))
-
-    def board(self, picture: Picture) -> np.ndarray:
-        """20 x 10 booleans, True = filled."""
-        return self.cell_values(picture) > FILLED
-
-    def next_piece(self, picture: Picture) -> int | None:
-        """The next box's piece (a spawn orientation), or None when no piece's picture is
-        within a tenth of its pixels (the box hidden, or a misread)."""
-        shown = picture.bright(*self._box_points) > FILLED
-        best, fewest = None, shown.size // 10
-        for piece, box in self.next_boxes.items():
-            mismatches = int((box != shown).sum())
-            if mismatches < fewest:
-                best, fewest = piece, mismatches
-        return best
-
-    def number(self, picture: Picture, name: str) -> int | None:
-        """The counter `name` (lines, score or level), or None if a digit is unreadable."""
-        ink = picture.bright(*self._digits[name]) > INK
-        value = 0
-        for tile in np.split(ink, ink.shape[1] // 8, axis=1):
-            mismatches = (self.glyphs != tile[None]).sum(axis=(1, 2))
-            digit = int(np.argmin(mismatches))
-            if mismatches[digit] > MAX_DIGIT_MISMATCH:
-                return None
-            value = value * 10 + digit
-        return value
-
-
 @dataclass(frozen=True)
 class ScreenState:
     """One picture of the game: its frame (and field) in the video, the board, counters."""
@@ -289,6 +99,20 @@ def video_frames(path: str | os.PathLike[str]) -> int | None:
         return container.streams.video[0].frames or None
 
 
+def pal_note(path: str | os.PathLike[str]) -> str | None:
+    """One line saying that a PAL capture (25 or 50 frames a second) is rated under the
+    NTSC game's rules, which nesbot models (PAL's gravity, DAS and frame rate differ);
+    None for any other video."""
+    with open_input(Path(path)) as container:
+        rate = container.streams.video[0].average_rate
+    if rate is None or not any(abs(float(rate) - pal) < 1 for pal in (25, 50)):
+        return None
+    return (
+        f"{Path(path).name} is a PAL capture ({float(rate):g} frames a second): its placements "
+        "are rated under NTSC rules, not the PAL game's"
+    )
+
+
 def _pictures(path: Path) -> Iterator[Picture]:
     with open_input(path) as container:
         stream = container.streams.video[0]
@@ -301,29 +125,36 @@ def _pictures(path: Path) -> Iterator[Picture]:
 
 
 def read_states(
-    path: str | os.PathLike[str], rom: Rom, on_frame: Callable[[int], None] | None = None
+    path: str | os.PathLike[str],
+    rom: Rom,
+    on_frame: Callable[[int], None] | None = None,
+    crop: Geometry | None = None,
 ) -> tuple[Geometry, list[ScreenState]]:
     """Every picture of the video as a ScreenState, in time order (an interlaced frame's
     two fields apart, when they show different boards); `on_frame(frames read)` after
-    each frame."""
+    each frame. The picture is found over frames spread through the video, unless `crop`
+    says where it is."""
     path = Path(path)
     sample = []
     for index, picture in enumerate(_pictures(path)):
-        if index % 60 == 0:
+        if index % FINDING_STEP == 0:
             sample.append(picture.grey())
         if len(sample) == FINDING_FRAMES:
             break
     if not sample:
         raise NesbotError(f"cannot read video {path}: it has no frames")
     pictures = rom_pictures(rom)
-    geometry = find_geometry(sample, pictures.screen)
-    whole = FrameReader(geometry, pictures.glyphs, next_boxes=pictures.next_boxes)
-    fields = [FrameReader(geometry, pictures.glyphs, parity) for parity in (0, 1)]
+    geometry = crop or check_found(
+        find_in_frames(sample, Landmarks.of_screen(pictures.screen)), "the video"
+    )
+    whole = FrameReader(geometry, pictures)
+    fields = [FrameReader(geometry, pictures, parity) for parity in (0, 1)]
     read = []
     for index, picture in enumerate(_pictures(path)):
-        boards = _field_boards(*(reader.cell_values(picture) for reader in fields))
-        counters = tuple(whole.number(picture, name) for name in ("lines", "score", "level"))
-        read.append((index, (*counters, whole.next_piece(picture)), boards))
+        top, bottom = (reader.cell_values(picture) for reader in fields)
+        boards = _field_boards(top, bottom, whole.threshold(picture))
+        counters = (whole.lines(picture)[0], whole.score(picture)[0], whole.level(picture)[0])
+        read.append((index, (*counters, whole.next_piece(picture)[0]), boards))
         if on_frame:
             on_frame(index + 1)
     order = _field_order([boards for _index, _counters, boards in read])
@@ -336,12 +167,12 @@ def read_states(
     return geometry, states
 
 
-def _field_boards(top: np.ndarray, bottom: np.ndarray) -> list[np.ndarray]:
+def _field_boards(top: np.ndarray, bottom: np.ndarray, threshold: float) -> list[np.ndarray]:
     """The two fields' boards from their cells' values. A compressed interlaced picture
     bleeds each field into the other: a cell far dimmer than in the other field is that
     field's ghost, not a block."""
     return [
-        (mine > FILLED) & (mine >= GHOST * theirs)
+        (mine > threshold) & (mine >= GHOST * theirs)
         for mine, theirs in ((top, bottom), (bottom, top))
     ]
 
@@ -517,10 +348,13 @@ def _read_counters(spawn: Spawn) -> tuple[int, int, int] | None:
 
 
 def video_pieces(
-    path: str | os.PathLike[str], rom: Rom, on_frame: Callable[[int], None] | None = None
+    path: str | os.PathLike[str],
+    rom: Rom,
+    on_frame: Callable[[int], None] | None = None,
+    crop: Geometry | None = None,
 ) -> list[LoggedPiece]:
     """The pieces of the first game a video shows (nesbot rate GAME.mp4)."""
-    _geometry, states = read_states(path, rom, on_frame)
+    _geometry, states = read_states(path, rom, on_frame, crop)
     found = spawns(states)
     if len(found) < 2:
         raise NesbotError(f"{path}: no game found on the screen (fewer than two pieces)")

@@ -2,18 +2,24 @@
 -- then write what the game shows in RAM to the file named by NESBOT_FCEUX_OUT, one
 -- "key=value" a field, and quit. (Waiting for movie.mode() to leave "playback" would run
 -- one frame more, with no input.) Lines and score are BCD in RAM ($70-$71, $73-$75, little-endian);
--- the piece is its orientation ID ($62), the column its origin's ($60).
+-- the piece is its orientation ID ($62), the column its origin's ($60), the next piece its
+-- spawn orientation ($BF). With NESBOT_FCEUX_SHOT set, FCEUX's picture of the last frame is
+-- saved there too (a PNG of 256 x 224, FCEUX's palette).
 local function bcd(byte) return math.floor(byte / 16) * 10 + byte % 16 end
+local shot = os.getenv("NESBOT_FCEUX_SHOT")
 emu.speedmode("maximum")
-while emu.framecount() < movie.length() do emu.frameadvance() end
+while emu.framecount() < movie.length() do
+  if shot and emu.framecount() == movie.length() - 1 then gui.savescreenshotas(shot) end
+  emu.frameadvance()
+end
 local out = io.open(os.getenv("NESBOT_FCEUX_OUT"), "w")
 out:write(string.format(
-  "frames=%d lines=%d score=%d level=%d play_state=%d game_mode=%d frame_counter=%d piece=%d column=%d\n",
+  "frames=%d lines=%d score=%d level=%d play_state=%d game_mode=%d frame_counter=%d piece=%d column=%d next=%d\n",
   emu.framecount(),
   bcd(memory.readbyte(0x70)) + 100 * bcd(memory.readbyte(0x71)),
   bcd(memory.readbyte(0x73)) + 100 * bcd(memory.readbyte(0x74)) + 10000 * bcd(memory.readbyte(0x75)),
   memory.readbyte(0x64), memory.readbyte(0x68), memory.readbyte(0xC0), memory.readbyte(0xB1),
-  memory.readbyte(0x62), memory.readbyte(0x60)))
+  memory.readbyte(0x62), memory.readbyte(0x60), memory.readbyte(0xBF)))
 out:close()
 -- FCEUX then crashes on its way out (status 139), after the file is written.
 os.exit(0)

