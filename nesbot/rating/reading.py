@@ -188,12 +188,25 @@ class FrameReader:
             self._levels.setdefault(text, level)
         self._level_texts = list(self._levels)
         self._level_glyphs = np.array([[HEX.index(c) for c in text] for text in self._levels])
-        self._black_white = self._landmark_points(rom.screen)
         glyphs = rom.glyphs - rom.glyphs.mean(axis=(1, 2), keepdims=True)
         self._glyphs = glyphs / glyphs.std(axis=(1, 2), keepdims=True)
-        self._boxes = {
-            piece: (box - box.mean()) / box.std() for piece, box in rom.next_boxes.items()
+        self._box_pieces = list(rom.next_boxes)
+        boxes = np.stack([rom.next_boxes[piece] for piece in self._box_pieces]).astype(np.float32)
+        boxes -= boxes.mean(axis=(1, 2), keepdims=True)
+        self._boxes = boxes / boxes.std(axis=(1, 2), keepdims=True)
+        black, white = self._landmark_points(rom.screen)
+        parts = {
+            "cells": self._cell_points,
+            "box": self._box_points,
+            "black": black,
+            "white": white,
+            **self._digits,
         }
+        # each part's points flattened, and the shape its samples take
+        self._flat = {}
+        for name, (ys, xs) in parts.items():
+            ys, xs = np.broadcast_arrays(ys, xs)
+            self._flat[name] = (ys.ravel(), xs.ravel(), ys.shape)
 
     def _x(self, nes_x: np.ndarray) -> np.ndarray:
         """The video column that shows NES column position `nes_x` (a pixel's middle is
@@ -233,14 +246,27 @@ class FrameReader:
             points.append((self._y(ys[pick] + 16.5), self._x(xs[pick] + 0.5)))
         return tuple(points)
 
+    def _look(self, picture: Samples, names: tuple[str, ...]) -> dict[str, np.ndarray]:
+        """The picture's samples at the points of the parts `names` (cells, black, white,
+        lines, score, level, box), taken in one pass."""
+        ys = np.concatenate([self._flat[name][0] for name in names])
+        xs = np.concatenate([self._flat[name][1] for name in names])
+        values = picture.bright(ys, xs).astype(np.float32)
+        looked, start = {}, 0
+        for name in names:
+            shape = self._flat[name][2]
+            size = int(np.prod(shape))
+            looked[name] = values[start : start + size].reshape(shape)
+            start += size
+        return looked
+
     def black_white(self, picture: Samples) -> tuple[float, float]:
         """The picture's black and white levels (its brightest channel, 0-255)."""
-        black, white = (float(np.median(picture.bright(*points))) for points in self._black_white)
-        return black, max(white, black + 1.0)
+        return _black_white(self._look(picture, ("black", "white")))
 
     def cell_values(self, picture: Samples) -> np.ndarray:
         """20 x 10: each cell's middle, its brightest channel (0-255)."""
-        return picture.bright(*self._cell_points).mean(axis=(2, 3))
+        return self._look(picture, ("cells",))["cells"].mean(axis=(2, 3))
 
     def threshold(self, picture: Samples) -> float:
         """The brightness above which a cell is filled."""
@@ -255,23 +281,51 @@ class FrameReader:
         """The next box's piece (a spawn orientation) and the confidence: the piece whose
         box picture the box's samples correlate with best; None under READABLE (the box
         hidden, or a misread)."""
-        shown = picture.bright(*self._box_points).astype(np.float32)
-        shown -= shown.mean()
+        return self._next(self._look(picture, ("box",))["box"])
+
+    def lines(self, picture: Samples) -> tuple[int | None, float]:
+        """Lines, and the confidence (the hundreds go on past 9 as A-F)."""
+        return self._lines(self._look(picture, ("lines",))["lines"])
+
+    def score(self, picture: Samples) -> tuple[int | None, float]:
+        """The score, and the confidence (the hundred thousands go on past 9 as A-F in
+        ROMs that count past 999,999)."""
+        return self._score(self._look(picture, ("score",))["score"])
+
+    def level(self, picture: Samples) -> tuple[int | None, str | None, float]:
+        """The level, the two characters the screen shows for it, and the confidence."""
+        return self._level(self._look(picture, ("level",))["level"])
+
+    def counters(
+        self, picture: Samples
+    ) -> tuple[int | None, int | None, int | None, int | None, float]:
+        """Lines, score, level, the next piece and the filled threshold, from one pass over
+        the picture (what a video's reading needs of every frame)."""
+        looked = self._look(picture, ("black", "white", "lines", "score", "level", "box"))
+        black, white = _black_white(looked)
+        return (
+            self._lines(looked["lines"])[0],
+            self._score(looked["score"])[0],
+            self._level(looked["level"])[0],
+            self._next(looked["box"])[0],
+            black + FILLED_SHARE * (white - black),
+        )
+
+    def _next(self, shown: np.ndarray) -> tuple[int | None, float]:
+        shown = shown - shown.mean()
         spread = float(shown.std())
         if spread < 1.0:
             return None, 0.0
-        scores = sorted(
-            (float((box * shown).mean()) / spread, piece) for piece, box in self._boxes.items()
-        )
-        (best, piece), (second, _other) = scores[-1], scores[-2]
-        if best < READABLE:
+        scores = (self._boxes * shown).mean(axis=(1, 2)) / spread
+        second, best = np.argsort(scores)[-2:]
+        if scores[best] < READABLE:
             return None, 0.0
-        return piece, min(1.0, (best - second) / SURE_MARGIN)
+        confidence = min(1.0, float(scores[best] - scores[second]) / SURE_MARGIN)
+        return self._box_pieces[best], confidence
 
-    def tile_scores(self, picture: Samples, name: str) -> np.ndarray | None:
-        """How well each tile of the counter `name` correlates with each of the ROM's tiles
-        0-F ([tile, 16]); None when a tile is flat (nothing drawn there)."""
-        values = picture.bright(*self._digits[name]).astype(np.float32)
+    def _tile_scores(self, values: np.ndarray) -> np.ndarray | None:
+        """How well each tile of a counter's samples correlates with each of the ROM's
+        tiles 0-F ([tile, 16]); None when a tile is flat (nothing drawn there)."""
         tiles = np.stack(np.split(values, values.shape[1] // 8, axis=1))
         tiles -= tiles.mean(axis=(1, 2), keepdims=True)
         spread = tiles.std(axis=(1, 2), keepdims=True)
@@ -279,38 +333,32 @@ class FrameReader:
             return None
         return np.einsum("tij,gij->tg", tiles / spread, self._glyphs) / 64
 
-    def _digits_text(self, picture: Samples, name: str, first: str) -> tuple[str | None, float]:
-        """A counter of decimal digits whose first may also be `first`'s letters: each tile
-        read apart (its best allowed character), the confidence the smallest margin."""
-        scores = self.tile_scores(picture, name)
+    def _digits_text(self, values: np.ndarray) -> tuple[str | None, float]:
+        """A counter of decimal digits whose first may also be A-F: each tile read apart
+        (its best allowed character), the confidence the smallest margin."""
+        scores = self._tile_scores(values)
         if scores is None:
             return None, 0.0
-        text, confidence = "", 1.0
-        for position, tile in enumerate(scores):
-            allowed = [HEX.index(c) for c in (first if position == 0 else HEX[:10])]
-            order = sorted(allowed, key=lambda glyph: -tile[glyph])
-            best, second = float(tile[order[0]]), float(tile[order[1]])
-            if best < READABLE or best == second:
-                return None, 0.0
-            text += HEX[order[0]]
-            confidence = min(confidence, (best - second) / SURE_MARGIN)
-        return text, confidence
+        scores[1:, 10:] = -np.inf  # only the first tile may show A-F
+        order = np.argsort(scores, axis=1)
+        rows = np.arange(len(scores))
+        best, second = scores[rows, order[:, -1]], scores[rows, order[:, -2]]
+        if best.min() < READABLE or (best == second).any():
+            return None, 0.0
+        text = "".join(HEX[glyph] for glyph in order[:, -1])
+        return text, min(1.0, float((best - second).min()) / SURE_MARGIN)
 
-    def lines(self, picture: Samples) -> tuple[int | None, float]:
-        """Lines, and the confidence (the hundreds go on past 9 as A-F)."""
-        text, confidence = self._digits_text(picture, "lines", HEX)
+    def _lines(self, values: np.ndarray) -> tuple[int | None, float]:
+        text, confidence = self._digits_text(values)
         return (None if text is None else int(text[0], 16) * 100 + int(text[1:])), confidence
 
-    def score(self, picture: Samples) -> tuple[int | None, float]:
-        """The score, and the confidence (the hundred thousands go on past 9 as A-F in
-        ROMs that count past 999,999)."""
-        text, confidence = self._digits_text(picture, "score", HEX)
+    def _score(self, values: np.ndarray) -> tuple[int | None, float]:
+        text, confidence = self._digits_text(values)
         value = None if text is None else int(text[0], 16) * 100_000 + int(text[1:])
         return value, confidence
 
-    def level(self, picture: Samples) -> tuple[int | None, str | None, float]:
-        """The level, the two characters the screen shows for it, and the confidence."""
-        scores = self.tile_scores(picture, "level")
+    def _level(self, values: np.ndarray) -> tuple[int | None, str | None, float]:
+        scores = self._tile_scores(values)
         if scores is None:
             return None, None, 0.0
         # every pair of characters the ROM draws for some level, scored as a whole
@@ -325,19 +373,19 @@ class FrameReader:
 
     def read(self, picture: Samples) -> ScreenReading:
         """Everything one picture shows."""
-        values = self.cell_values(picture)
-        black, white = self.black_white(picture)
+        looked = self._look(picture, ("cells", "black", "white", "lines", "score", "level", "box"))
+        values = looked["cells"].mean(axis=(2, 3))
+        black, white = _black_white(looked)
         threshold = black + FILLED_SHARE * (white - black)
-        board = values > threshold
         board_confidence = float(
             np.clip(np.abs(values - threshold) / (threshold - black), 0, 1).min()
         )
-        lines, lines_confidence = self.lines(picture)
-        score, score_confidence = self.score(picture)
-        level, level_text, level_confidence = self.level(picture)
-        piece, next_confidence = self.next_piece(picture)
+        lines, lines_confidence = self._lines(looked["lines"])
+        score, score_confidence = self._score(looked["score"])
+        level, level_text, level_confidence = self._level(looked["level"])
+        piece, next_confidence = self._next(looked["box"])
         return ScreenReading(
-            board,
+            values > threshold,
             lines,
             score,
             level,
@@ -353,3 +401,8 @@ class FrameReader:
                 "next": next_confidence,
             },
         )
+
+
+def _black_white(looked: dict[str, np.ndarray]) -> tuple[float, float]:
+    black, white = float(np.median(looked["black"])), float(np.median(looked["white"]))
+    return black, max(white, black + 1.0)

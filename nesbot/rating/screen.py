@@ -152,9 +152,9 @@ def read_states(
     read = []
     for index, picture in enumerate(_pictures(path)):
         top, bottom = (reader.cell_values(picture) for reader in fields)
-        boards = _field_boards(top, bottom, whole.threshold(picture))
-        counters = (whole.lines(picture)[0], whole.score(picture)[0], whole.level(picture)[0])
-        read.append((index, (*counters, whole.next_piece(picture)[0]), boards))
+        lines, score, level, next_piece, threshold = whole.counters(picture)
+        boards = _field_boards(top, bottom, threshold)
+        read.append((index, (lines, score, level, next_piece), boards))
         if on_frame:
             on_frame(index + 1)
     order = _field_order([boards for _index, _counters, boards in read])
