@@ -199,3 +199,10 @@ def test_a_pal_capture_is_said_to_be_rated_under_ntsc_rules(captured):
     assert note is not None and "PAL capture (25 frames a second)" in note
     assert "rated under NTSC rules" in note and "\n" not in note
     assert pal_note(folder / "capture.mp4") is None
+
+
+def test_rate_takes_the_crop(rom, captured):
+    """nesbot.rate reads a video where `crop` says: five frames of one picture are read,
+    and hold no game (a game needs two pieces)."""
+    with pytest.raises(NesbotError, match="fewer than two pieces"):
+        nesbot.rate(captured[1] / "capture.mp4", crop=(42, 10, 640, 448), rom=rom)

@@ -29,6 +29,7 @@ def rate(
     workers: int = 1,
     measure_speed: bool = True,
     on_conflict: Callable[[Conflict], None] | None = None,
+    crop: tuple[float, float, float, float] | None = None,
 ) -> GameRating | PieceRating:
     """Rate a game's every placement (`game` an .fm2 input log or a video of the screen: a
     GameRating) or one placement (`game` a Position and `place` its (x, y, orientation):
@@ -39,7 +40,9 @@ def rate(
     `settings.tap_hz` without DAS for a position; the points lost come from `playouts`
     paired playouts of `horizon` pieces chosen by `seed`. A log's frame that nes-py cannot
     give its buttons (nesbot.nes.nes_frames.Conflict) stops the rating with a NesbotError, or
-    goes to `on_conflict` and the rating goes on. Raises NesbotError."""
+    goes to `on_conflict` and the rating goes on. A video's picture is found, or is where
+    `crop` (x, y, width, height: the rectangle showing the NES picture's lines 8-231) says.
+    Raises NesbotError."""
     chosen = (
         evaluator
         if isinstance(evaluator, Evaluator)
@@ -55,7 +58,10 @@ def rate(
     path = os.fspath(game)
     the_rom = rom if isinstance(rom, Rom) else find_rom(rom)
     if path.lower().endswith(VIDEO_SUFFIXES):
-        return rate_video(the_rom, path, rating_settings, workers=workers)
+        from nesbot.rating.geometry import Geometry  # OpenCV, only for videos
+
+        where = Geometry.of_crop(*crop) if crop else None
+        return rate_video(the_rom, path, rating_settings, workers=workers, crop=where)
     if not path.lower().endswith(".fm2"):
         raise NesbotError(f"{path}: nesbot rates .fm2 input logs, videos and positions")
     log = read_fm2(path)
