@@ -47,6 +47,6 @@ def run(args: argparse.Namespace) -> int:
             f"{name:6s} {'unreadable' if value is None else value}  (confidence {sure[name]:.2f})"
         )
     print(f"board  (confidence {sure['board']:.2f})")
-    for row in reading.as_json()["board"]:  # type: ignore[attr-defined]
+    for row in reading.board_rows():
         print("  " + row)
     return 0

@@ -8,14 +8,14 @@ playfield's frame, the boxes of LINES, SCORE, LEVEL, NEXT and the statistics. Th
 matches those landmarks, drawn from the user's own ROM (the game screen nes-py shows at a
 game's start, its changing parts masked), against the frame at every scale a capture can
 have: a coarse grid of x and y scales on a picture shrunk to a quarter of the NES
-resolution, then a climb at half and at full resolution. The match is a normalised
+resolution, then a finer grid around the best at half resolution and a climb at full
+resolution. The match is a normalised
 correlation of the brightest colour channel (so a capture's brightness, contrast and
 palette do not matter), 1 for a perfect one.
 """
 
 import math
-from dataclasses import dataclass, replace
-from functools import cache
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
@@ -37,7 +37,7 @@ SHOWN_TOP, SHOWN_LINES = 8, 224  # lines 8-231 of the 240: what every NTSC set s
 FOUND = 0.6  # a match below this is no game screen
 FINDING_FRAMES = 30  # a video's frames the picture is looked for in, a second apart at 60 Hz
 FINDING_STEP = 60
-COARSE = 0.25  # the coarse search's resolution, in NES pixels per template pixel
+COARSE = 0.25  # the coarse search's resolution, in template pixels per NES pixel
 COARSE_STEP = 1.05  # its ratio between neighbouring scales
 SCALES = (0.8, 5.5)  # NES pixel heights (video lines) searched
 ASPECTS = (0.8, 1.8)  # a pixel's width over its height: square 1, 8:7 1.14, 4:3 of 224 lines 1.17
@@ -69,6 +69,10 @@ class Landmarks:
 
     picture: np.ndarray
     mask: np.ndarray
+    # the picture and mask at each resolution asked for, made once
+    _scaled: dict[float, tuple[np.ndarray, np.ndarray]] = field(
+        default_factory=dict, compare=False, repr=False
+    )
 
     @classmethod
     def of_screen(cls, screen: np.ndarray) -> "Landmarks":
@@ -79,16 +83,19 @@ class Landmarks:
         rows = slice(SHOWN_TOP, SHOWN_TOP + SHOWN_LINES)
         return cls(screen[rows].astype(np.float32), mask[rows])
 
-    @cache  # noqa: B019 (a handful of resolutions per Landmarks, kept while it lives)
     def at(self, resolution: float) -> tuple[np.ndarray, np.ndarray]:
         """The picture and mask at `resolution` template pixels per NES pixel."""
-        size = (round(256 * resolution), round(SHOWN_LINES * resolution))
-        picture = cv2.resize(self.picture, size, interpolation=cv2.INTER_AREA)
-        mask = cv2.resize(self.mask.astype(np.float32), size, interpolation=cv2.INTER_AREA)
-        return picture, (mask > 0.99).astype(np.uint8)
+        if resolution not in self._scaled:
+            size = (round(256 * resolution), round(SHOWN_LINES * resolution))
+            picture = cv2.resize(self.picture, size, interpolation=cv2.INTER_AREA)
+            mask = cv2.resize(self.mask.astype(np.float32), size, interpolation=cv2.INTER_AREA)
+            self._scaled[resolution] = picture, (mask > 0.99).astype(np.uint8)
+        return self._scaled[resolution]
 
-    def __hash__(self) -> int:
-        return id(self)
+
+def is_finding_frame(index: int) -> bool:
+    """Whether a video's frame `index` is one of those the picture is looked for in."""
+    return index % FINDING_STEP == 0 and index < FINDING_STEP * FINDING_FRAMES
 
 
 def find_in_frames(greys: list[np.ndarray], landmarks: Landmarks) -> Geometry:

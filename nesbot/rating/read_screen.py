@@ -18,6 +18,7 @@ from nesbot.rating.geometry import (
     Landmarks,
     check_found,
     find_in_frames,
+    is_finding_frame,
 )
 from nesbot.rating.reading import FrameReader, RgbPicture, RomPictures, ScreenReading, rom_pictures
 from nesbot.show.video.reading import open_input
@@ -92,10 +93,10 @@ def _video_frame(path: Path, number: int) -> tuple[np.ndarray, list[np.ndarray]]
                 count = index + 1
                 if index == number:
                     wanted = decoded.to_ndarray(format="rgb24")
-                if index % FINDING_STEP == 0 and len(greys) < FINDING_FRAMES:
+                if is_finding_frame(index):
                     greys.append(decoded.to_ndarray(format="rgb24").max(axis=2))
-                if wanted is not None and len(greys) >= FINDING_FRAMES:
-                    break
+                if wanted is not None and index >= FINDING_STEP * (FINDING_FRAMES - 1):
+                    break  # the frame, and every frame to look for the picture in
         except av.FFmpegError as error:
             raise NesbotError(f"cannot read video {path}: {error}") from None
     if wanted is None:

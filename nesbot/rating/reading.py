@@ -135,11 +135,15 @@ class ScreenReading:
     geometry: Geometry
     confidence: dict[str, float] = field(default_factory=dict)
 
+    def board_rows(self) -> list[str]:
+        """The board as 20 strings of 10 cells, X filled, . empty."""
+        return ["".join("X" if cell else "." for cell in row) for row in self.board]
+
     def as_json(self) -> dict[str, object]:
         """The reading as JSON values (read-screen --json)."""
         g = self.geometry
         return {
-            "board": ["".join("X" if cell else "." for cell in row) for row in self.board],
+            "board": self.board_rows(),
             "lines": self.lines,
             "score": self.score,
             "level": self.level,

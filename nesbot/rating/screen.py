@@ -36,6 +36,7 @@ from nesbot.rating.geometry import (
     Landmarks,
     check_found,
     find_in_frames,
+    is_finding_frame,
 )
 from nesbot.rating.positions import LoggedPiece, Position, places_between
 from nesbot.rating.reading import FrameReader, rom_pictures
@@ -135,17 +136,9 @@ def read_states(
     each frame. The picture is found over frames spread through the video, unless `crop`
     says where it is."""
     path = Path(path)
-    sample = []
-    for index, picture in enumerate(_pictures(path)):
-        if index % FINDING_STEP == 0:
-            sample.append(picture.grey())
-        if len(sample) == FINDING_FRAMES:
-            break
-    if not sample:
-        raise NesbotError(f"cannot read video {path}: it has no frames")
     pictures = rom_pictures(rom)
     geometry = crop or check_found(
-        find_in_frames(sample, Landmarks.of_screen(pictures.screen)), "the video"
+        find_in_frames(_finding_sample(path), Landmarks.of_screen(pictures.screen)), "the video"
     )
     whole = FrameReader(geometry, pictures)
     fields = [FrameReader(geometry, pictures, parity) for parity in (0, 1)]
@@ -157,6 +150,8 @@ def read_states(
         read.append((index, (lines, score, level, next_piece), boards))
         if on_frame:
             on_frame(index + 1)
+    if not read:
+        raise NesbotError(f"cannot read video {path}: it has no frames")
     order = _field_order([boards for _index, _counters, boards in read])
     states = []
     for index, (lines, score, level, next_piece), boards in read:
@@ -165,6 +160,16 @@ def read_states(
             states.append(ScreenState(index, first, lines, score, level, next_piece))
         states.append(ScreenState(index, second, lines, score, level, next_piece))
     return geometry, states
+
+
+def _finding_sample(path: Path) -> list[np.ndarray]:
+    """The brightest channel of the video's frames the picture is looked for in (only
+    those frames are decoded to it)."""
+    frames = itertools.islice(_pictures(path), FINDING_STEP * (FINDING_FRAMES - 1) + 1)
+    sample = [picture.grey() for index, picture in enumerate(frames) if is_finding_frame(index)]
+    if not sample:
+        raise NesbotError(f"cannot read video {path}: it has no frames")
+    return sample
 
 
 def _field_boards(top: np.ndarray, bottom: np.ndarray, threshold: float) -> list[np.ndarray]:
