@@ -29,6 +29,7 @@ from nesbot._core.planner cimport Planner
 
 cdef enum:
     PATH_ROOM = 65536                # Placement.frames is 16 bits
+    LEVEL_39 = 39                    # the community's format counts the score here
 
 
 cdef inline uint32_t bcd(const uint8_t* little_endian, int n) noexcept nogil:
@@ -92,7 +93,9 @@ def play(Planner planner not None, Game game not None, long max_frames=10_000_00
     topped_out, maxout (999,999 reached before level 29), pre29_points (points earned while
     the level is below 29, uncapped: the score's own increments, and once the score is
     capped, what the ROM would add to a zero score), pre29_line_points (of them, the line
-    clears' alone, without soft-drop points), lines_at_29 (lines when level 29
+    clears' alone, without soft-drop points), points and line_points (the same two counts
+    over the whole game), points_at_39 and line_points_at_39 (the two when the clear that
+    reaches level 39 was scored, None if none did), lines_at_29 (lines when level 29
     began, None if it did not), fallbacks (plans whose every option the calming rules
     vetoed) and truncated (plans whose search ran out of node capacity).
     """
@@ -102,7 +105,9 @@ def play(Planner planner not None, Game game not None, long max_frames=10_000_00
     cdef uint8_t* pads = <uint8_t*>malloc(PATH_ROOM)
     cdef int path = 0, next_pad = 0, best
     cdef long frames = 0
-    cdef uint32_t pieces = 0, tetrises = 0, pre29 = 0, pre29_lines = 0
+    cdef uint32_t pieces = 0, tetrises = 0, pre29 = 0, pre29_lines = 0, gained, cleared
+    cdef uint64_t points = 0, line_points = 0
+    cdef long long points_at_39 = -1, line_points_at_39 = -1
     cdef int lines_at_29 = 0 if g.level >= LEVEL_29 else -1
     cdef long fallbacks = planner.fallbacks, truncations = planner.truncations
     cdef uint8_t pad
@@ -144,21 +149,28 @@ def play(Planner planner not None, Game game not None, long max_frames=10_000_00
                     if g.play_state > PLAY_SCORE:
                         if before.completed_lines == 4:
                             tetrises += 1
+                        if bcd(g.score, 3) < SCORE_CAP:
+                            gained = bcd(g.score, 3) - bcd(before.score, 3)   # exact
+                        # The step again from a zero score: what the ROM adds (for a
+                        # capped score), and, without soft-drop points, what the clear
+                        # alone is worth (BetaTetris's count, docs/strength.md).
+                        before.score[0] = before.score[1] = before.score[2] = 0
+                        if bcd(g.score, 3) >= SCORE_CAP:
+                            maxout = maxout or before.level < LEVEL_29
+                            again = before
+                            game_step(&again, pad)
+                            gained = bcd(again.score, 3)
+                        before.piece.hold_down_points = 0
+                        game_step(&before, pad)
+                        cleared = bcd(before.score, 3)
+                        points += gained
+                        line_points += cleared
                         if before.level < LEVEL_29:
-                            if bcd(g.score, 3) < SCORE_CAP:
-                                pre29 += bcd(g.score, 3) - bcd(before.score, 3)   # exact
-                            # The step again from a zero score: what the ROM adds (for a
-                            # capped score), and, without soft-drop points, what the clear
-                            # alone is worth (BetaTetris's count, docs/strength.md).
-                            before.score[0] = before.score[1] = before.score[2] = 0
-                            if bcd(g.score, 3) >= SCORE_CAP:
-                                maxout = True
-                                again = before
-                                game_step(&again, pad)
-                                pre29 += bcd(again.score, 3)
-                            before.piece.hold_down_points = 0
-                            game_step(&before, pad)
-                            pre29_lines += bcd(before.score, 3)
+                            pre29 += gained
+                            pre29_lines += cleared
+                        if g.level >= LEVEL_39 and points_at_39 < 0:
+                            points_at_39 = points
+                            line_points_at_39 = line_points
                     if g.level >= LEVEL_29 and lines_at_29 < 0:
                         lines_at_29 = bcd(g.lines, 2)
                 else:
@@ -180,6 +192,10 @@ def play(Planner planner not None, Game game not None, long max_frames=10_000_00
         "maxout": maxout,
         "pre29_points": pre29,
         "pre29_line_points": pre29_lines,
+        "points": points,
+        "line_points": line_points,
+        "points_at_39": points_at_39 if points_at_39 >= 0 else None,
+        "line_points_at_39": line_points_at_39 if line_points_at_39 >= 0 else None,
         "lines_at_29": lines_at_29 if lines_at_29 >= 0 else None,
         "fallbacks": planner.fallbacks - fallbacks,
         "truncated": planner.truncations - truncations,

@@ -16,7 +16,14 @@ from nesbot.bot.policy import Bot
 from nesbot.bot.simulated_ram import run_policy
 from nesbot.errors import NesbotError
 from nesbot.evaluation.evaluators import EVALUATORS
-from nesbot.lab.simulate import GameSpec, game_setup, play_one, ray_runner, simulate
+from nesbot.lab.simulate import (
+    GameSpec,
+    game_setup,
+    play_one,
+    ray_runner,
+    simulate,
+    summarize,
+)
 
 SUMMARY_KEYS = [
     "games",
@@ -37,6 +44,15 @@ SUMMARY_KEYS = [
     "pre29_score_mean_se",
     "pre29_line_score_mean",
     "pre29_line_score_mean_se",
+    "stop_level",
+    "reach39_rate",
+    "reach39_rate_se",
+    "score39_mean",
+    "score39_mean_se",
+    "score39_line_mean",
+    "score39_line_mean_se",
+    "final_score_mean",
+    "final_score_mean_se",
 ]
 MEATFIGHTER = EVALUATORS["meatfighter-2018"]
 
@@ -122,6 +138,63 @@ def test_stop_level_ends_a_game_when_the_level_is_reached():
     assert 130 <= result["lines"] < 134
 
 
+def one_line_before_39(score: int) -> Game:
+    """A level-38 game at 339 lines (the next clear reaches level 39) with this score."""
+    state = Game.start(29, nes_rng(5), 0, 0).state()
+    digits = f"{score:06d}"
+    state |= {
+        "level": 38,
+        "lines": [0x39, 0x03],
+        "score": [int(digits[i : i + 2], 16) for i in (4, 2, 0)],  # BCD, low byte first
+    }
+    return Game.from_state(state)
+
+
+def test_the_whole_game_counts_its_points_past_the_cap_and_at_level_39():
+    """points go on past 999,999 (what the ROM adds to a zero score); points_at_39 are the
+    points when the clear that reaches level 39 is scored, whatever happens after."""
+    planner = Planner(MEATFIGHTER)
+    at_39 = play(planner, one_line_before_39(0), stop_level=39)
+    assert (at_39["level"], at_39["lines"]) == (39, 340)
+    assert at_39["points"] == at_39["points_at_39"] == at_39["score"]
+    assert at_39["line_points"] == at_39["line_points_at_39"] == 40 * 40  # one line at x40
+    on = play(planner, one_line_before_39(999_990), stop_level=41)
+    assert on["level"] == 41 and on["score"] == 999_999  # capped on the screen
+    assert on["points_at_39"] == at_39["points"]  # the same first piece and clear
+    assert on["points"] > on["points_at_39"] and on["line_points"] > on["line_points_at_39"]
+    assert on["line_points"] % 20 == 0 and on["pre29_points"] == 0 and not on["maxout"]
+
+
+def test_level_39_figures_count_a_top_out_before_it_at_its_final_score():
+    games = [
+        {"points_at_39": 1_900_000, "line_points_at_39": 1_890_000, "points": 2_000_000},
+        {"points_at_39": None, "line_points_at_39": None, "points": 1_000_000},
+    ]
+    results = [
+        game
+        | {
+            "line_points": game["points"] - 10_000,
+            "pre29_points": 0,
+            "pre29_line_points": 0,
+            "lines": 300,
+            "lines_at_29": 230,
+            "maxout": True,
+            "tetrises": 60,
+            "pieces": 800,
+            "fallbacks": 0,
+            "truncated": 0,
+        }
+        for game in games
+    ]
+    summary = summarize(results, 1.0, stop_level=49)
+    assert summary.reach39_rate == 0.5
+    assert summary.score39_mean == 1_450_000 and summary.score39_line_mean == 1_440_000
+    assert summary.final_score_mean == 1_500_000
+    below = summarize(results, 1.0, stop_level=29)
+    assert below.reach39_rate is None and below.score39_mean is None
+    assert "reach level 39" in summary.describe() and "reach level 39" not in below.describe()
+
+
 def test_game_setup_depends_only_on_seed_and_index():
     assert game_setup(3, 7) != game_setup(3, 8)
     assert game_setup(3, 7) != game_setup(4, 7)
@@ -201,6 +274,8 @@ def test_simulate_json_and_plot(tmp_path):
         (["--weights", "/nonexistent.json"], ["does not exist"]),
         (["--plot", "/nonexistent/dir/x.png"], ["cannot write plot"]),
         (["--workers", "0"], ["--workers 0"]),
+        (["--stop-level", "29"], ["--stop-level 29 must be above the start level 29"]),
+        (["--stop-level", "200"], ["--stop-level 200", "at most 155"]),
         (["--ray", "local", "--workers", "0"], ["--workers 0"]),
         (["--ray", "127.0.0.1:1"], ["cannot join the Ray cluster at 127.0.0.1:1"]),
         (["--ray", "nonsense"], ["cannot join the Ray cluster at nonsense"]),

@@ -27,6 +27,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="ADDRESS",
         help="play the games on a Ray cluster; 'local' starts one on this machine",
     )
+    parser.add_argument(
+        "--stop-level",
+        type=whole_number,
+        default=39,
+        help="end each game on reaching this level (39; 49 is BetaTetris's 430 lines)",
+    )
     add_planner_options(parser)
     add_evaluator_options(parser)
     parser.add_argument("--same-pieces", action="store_true", help=SAME_PIECES_HELP)
@@ -52,6 +58,7 @@ def run(args: argparse.Namespace) -> int:
         progress=True,  # a bar in a terminal, else a line every few seconds
         ray=args.ray,
         same_pieces=args.same_pieces,
+        stop_level=args.stop_level,
     )
     if args.plot:
         plot_scores(

@@ -1,6 +1,7 @@
 """Simulated-game statistics: many NES-exact games played by the two-piece planner.
 
-Games end at a top-out or on reaching level 39 (100 lines of level 29 and beyond).
+Games end at a top-out or on reaching level 39 (100 lines of level 29 and beyond), or the
+level `stop_level` asks for.
 Game i of seed S starts from a state drawn from numpy's Generator seeded with (S, i): the
 NES RNG somewhere on its 32,767-step cycle, the frame counter and the spawn count. Its
 result depends on nothing else, so the figures are the same however many worker
@@ -36,6 +37,9 @@ MAX_FRAMES = 20_000_000  # a guard only: a game from level 0 to level 39 is ~100
 # level byte wraps to 0 after 255, back to slow gravity), so a game also ends when it reaches
 # level 39: post-29 lines count up to 100.
 LEVEL_LIMIT = 39
+# BetaTetris plays its games to line 430, level 49 from level 18. Past about level 155 the
+# console can crash (its score routine outlasts a frame), which the simulator does not model.
+MAX_STOP_LEVEL = 155
 
 
 def game_setup(seed: int, index: int) -> tuple[int, int, int]:
@@ -216,6 +220,19 @@ class Summary:
     # (docs/strength.md, "How the pre-29 figure is counted").
     pre29_line_score_mean: float
     pre29_line_score_mean_se: float
+    # The whole game, as the community's format counts it (docs/strength.md): games stop at
+    # level stop_level. Scores are uncapped. score39 is the score when the clear that
+    # reaches level 39 is made (a game that tops out before counts its final score); its
+    # line form counts line clears alone, as BetaTetris does. None when stop_level < 39.
+    stop_level: int
+    reach39_rate: float | None
+    reach39_rate_se: float | None
+    score39_mean: float | None
+    score39_mean_se: float | None
+    score39_line_mean: float | None
+    score39_line_mean_se: float | None
+    final_score_mean: float
+    final_score_mean_se: float
 
     def to_json(self) -> str:
         return json.dumps(asdict(self))
@@ -244,6 +261,26 @@ class Summary:
                 f"{self.pre29_line_score_mean:,.0f} ± {self.pre29_line_score_mean_se:,.0f}"
                 " (mean, BetaTetris's count)",
             ),
+            *(
+                []
+                if self.reach39_rate is None
+                else [
+                    ("reach level 39", rate(self.reach39_rate, self.reach39_rate_se or 0.0)),
+                    (
+                        "score at level 39",
+                        f"{self.score39_mean:,.0f} ± {self.score39_mean_se:,.0f}",
+                    ),
+                    (
+                        "  of it line clears",
+                        f"{self.score39_line_mean:,.0f} ± {self.score39_line_mean_se:,.0f}"
+                        " (mean, BetaTetris's count)",
+                    ),
+                ]
+            ),
+            (
+                f"final score (stop {self.stop_level})",
+                f"{self.final_score_mean:,.0f} ± {self.final_score_mean_se:,.0f} (uncapped)",
+            ),
             ("lines mean", f"{self.lines_mean:,.1f}"),
             ("tetris rate", f"{self.tetris_rate:.1%} of lines"),
             (
@@ -260,7 +297,7 @@ class Summary:
         return "\n".join(lines)
 
 
-def summarize(results: list[dict], seconds: float) -> Summary:
+def summarize(results: list[dict], seconds: float, stop_level: int = LEVEL_LIMIT) -> Summary:
     pre29 = np.array([r["pre29_points"] for r in results], dtype=float)
     pre29_lines = np.array([r["pre29_line_points"] for r in results], dtype=float)
     lines = np.array([r["lines"] for r in results], dtype=float)
@@ -268,6 +305,8 @@ def summarize(results: list[dict], seconds: float) -> Summary:
     total_lines = lines.sum()
     maxouts = np.array([r["maxout"] for r in results], dtype=float)
     reached = np.array([r["lines_at_29"] is not None for r in results], dtype=float)
+    final = np.array([r["points"] for r in results], dtype=float)
+    level39 = _at_level_39(results, stop_level)
     return Summary(
         games=len(results),
         maxout_rate=float(maxouts.mean()),
@@ -287,7 +326,32 @@ def summarize(results: list[dict], seconds: float) -> Summary:
         pre29_score_mean_se=standard_error(pre29),
         pre29_line_score_mean=float(pre29_lines.mean()),
         pre29_line_score_mean_se=standard_error(pre29_lines),
+        stop_level=stop_level,
+        **level39,
+        final_score_mean=float(final.mean()),
+        final_score_mean_se=standard_error(final),
     )
+
+
+def _then(result: dict, at_39: str, at_end: str) -> int:
+    return result[at_end] if result[at_39] is None else result[at_39]
+
+
+def _at_level_39(results: list[dict], stop_level: int) -> dict[str, float | None]:
+    """Summary's level-39 figures: the game's points when level 39 began, or at its end
+    for a game that topped out before (None throughout if the games stop below 39)."""
+    reached = np.array([r["points_at_39"] is not None for r in results], dtype=float)
+    score = np.array([_then(r, "points_at_39", "points") for r in results], dtype=float)
+    lines = np.array([_then(r, "line_points_at_39", "line_points") for r in results], dtype=float)
+    figures = {
+        "reach39_rate": float(reached.mean()),
+        "reach39_rate_se": standard_error(reached),
+        "score39_mean": float(score.mean()),
+        "score39_mean_se": standard_error(score),
+        "score39_line_mean": float(lines.mean()),
+        "score39_line_mean_se": standard_error(lines),
+    }
+    return figures if stop_level >= 39 else dict.fromkeys(figures)
 
 
 def standard_error(sample: np.ndarray) -> float:
@@ -307,22 +371,30 @@ def simulate(
     progress: bool = True,
     ray: str | None = None,
     same_pieces: bool = False,
+    stop_level: int = LEVEL_LIMIT,
 ) -> tuple[Summary, list[dict]]:
-    """Play `games` simulated games from `level`; the summary and every game's result.
+    """Play `games` simulated games from `level` until a top-out or level `stop_level`;
+    the summary and every game's result.
     The games run on `workers` processes, or as Ray tasks when `ray` is an address
     (ray_runner); the figures are the same either way. `same_pieces`: GameSpec's."""
     if games < 1:
         raise NesbotError(f"--games {games}: need at least 1")
     if not 0 <= level <= KILL_SCREEN_LEVEL:
         raise NesbotError(f"--level {level} is outside 0-{KILL_SCREEN_LEVEL}")
+    if not level < stop_level <= MAX_STOP_LEVEL:
+        raise NesbotError(
+            f"--stop-level {stop_level} must be above the start level {level} "
+            f"and at most {MAX_STOP_LEVEL}"
+        )
     specs = [
-        GameSpec(evaluator, settings, level, seed, i, same_pieces=same_pieces) for i in range(games)
+        GameSpec(evaluator, settings, level, seed, i, stop_level, same_pieces=same_pieces)
+        for i in range(games)
     ]
     run = ray_runner(ray, workers) if ray is not None else partial(run_games, workers=workers)
     started = time.perf_counter()
     with Progress("simulate", games, "game", enabled=progress) as bar:
         results = run(specs, on_result=lambda: bar.update(1))
-    return summarize(results, time.perf_counter() - started), results
+    return summarize(results, time.perf_counter() - started, stop_level), results
 
 
 def require_matplotlib() -> None:
