@@ -54,6 +54,11 @@ ctypedef struct Weights:
     # the right-well features' heights per level, from those limits; filled when `well`
     double scare_height[REACH_LEVELS]
     double beside_well_height[REACH_LEVELS]
+    # From level 29 on (a row a frame) a second set may weigh the positions (`kill`): the
+    # kill screen's weights and high_stack height; the group flags above cover both sets
+    double kill_w[ALL_FEATURE_COUNT]
+    double kill_safe_height
+    bint kill
 
 
 # The 15 board features of indices 0..16 into out.f; out.f[F_TOTAL_LINES_CLEARED] and

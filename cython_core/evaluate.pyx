@@ -36,7 +36,9 @@ The Python functions take `rows` as 22 masks (rows -2..19) or 20 masks (rows 0..
 rows empty), each 0..0x3FF, and `weights` as 17 floats (meatfighter's features) or 42 (one
 per ALL_FEATURE_NAMES), with the ceiling weight as one more float last (else
 DEFAULT_CEILING_WEIGHT; calming rules on), or an object with `as_vector()` (one float per ALL_FEATURE_NAMES),
-`ceiling` and optionally `calming` (nesbot.evaluation.weights.Weights, nesbot.evaluation.evaluators.Evaluator).
+`ceiling` and optionally `calming` (nesbot.evaluation.weights.Weights, nesbot.evaluation.evaluators.Evaluator);
+such an object's `kill_screen_vector()`, if it gives a list, weighs the positions from
+level 29 on, with high_stack counted from `kill_screen_safe_stack_height`.
 They raise ValueError for anything else. The piece-range features depend on the level and
 the tap rate too: the functions that compute them take `level` and `tap_interval`.
 """
@@ -59,7 +61,7 @@ from nesbot._core.board cimport (
     has_tuck_spot,
 )
 from nesbot._core.features import ALL_FEATURE_NAMES  # the table the F_ slots come from
-from nesbot._core.pieces cimport NES_SPAWN_TABLE
+from nesbot._core.pieces cimport LEVEL_ONE_FRAME_ROWS, NES_SPAWN_TABLE
 from nesbot._core.rules cimport SPAWN_X, SPAWN_Y
 from nesbot._core.surface cimport surface_index
 
@@ -437,41 +439,52 @@ cdef void well_features(const Board* b, const int* heights, const Weights* w, in
     out.f[F_UNABLE_TO_BURN] = penalty
 
 
+cdef inline const double* weights_at(const Weights* w, int level,
+                                     double* safe_height) noexcept nogil:
+    # The weights that judge a position at `level`, and their high_stack height.
+    if w.kill and level >= LEVEL_ONE_FRAME_ROWS:
+        safe_height[0] = w.kill_safe_height
+        return w.kill_w
+    safe_height[0] = w.safe_height
+    return w.w
+
+
 cdef double evaluate(const Board* b, int lines_cleared, int burned, int lock_height_total,
                      double landing_height_total, int level, const Weights* w) noexcept nogil:
     cdef Features feat
-    cdef double s = 0.0
+    cdef double s = 0.0, safe_height
     cdef int i
     cdef int heights[WIDTH]          # column tops, for the NES and piece-range features
+    cdef const double* ww = weights_at(w, level, &safe_height)
     # Lines and lock height come from the caller; the board's 15 features only when some
     # weight needs them (the right-well evaluator weighs none). The additions keep their
     # order, so every value is what it was before this branch, to the last bit.
-    s += w.w[F_TOTAL_LINES_CLEARED] * lines_cleared
-    s += w.w[F_TOTAL_LOCK_HEIGHT] * lock_height_total
+    s += ww[F_TOTAL_LINES_CLEARED] * lines_cleared
+    s += ww[F_TOTAL_LOCK_HEIGHT] * lock_height_total
     if w.board:
         board_features(b, &feat)
         for i in range(F_TOTAL_LOCK_HEIGHT + 1, FEATURE_COUNT):
-            s += w.w[i] * feat.f[i]
+            s += ww[i] * feat.f[i]
     if w.extra:
         extra_features(b, &feat)
         feat.f[F_LANDING_HEIGHT] = landing_height_total
         for i in range(FEATURE_COUNT, SEED_FEATURE_COUNT):
-            s += w.w[i] * feat.f[i]
+            s += ww[i] * feat.f[i]
     if w.nes or w.reach or w.well:
         column_heights(b, heights)
     if w.nes:
-        nes_features(b, heights, w.safe_height, &feat)
+        nes_features(b, heights, safe_height, &feat)
         feat.f[F_BURNED_LINES] = burned
         for i in range(SEED_FEATURE_COUNT, NES_FEATURE_END):
-            s += w.w[i] * feat.f[i]
+            s += ww[i] * feat.f[i]
     if w.reach:
         reach_features(heights, w, level, &feat)
         for i in range(NES_FEATURE_END, REACH_FEATURE_END):
-            s += w.w[i] * feat.f[i]
+            s += ww[i] * feat.f[i]
     if w.well:
         well_features(b, heights, w, level, &feat)
         for i in range(REACH_FEATURE_END, ALL_FEATURE_COUNT):
-            s += w.w[i] * feat.f[i]
+            s += ww[i] * feat.f[i]
     if w.ceiling_weight != 0.0:
         s += ceiling_penalty(b, w.ceiling_weight)
     return s
@@ -629,26 +642,43 @@ cdef int load_weights(object weights, Weights* w, int tap_interval=2) except -1:
     w.nes = False
     w.reach = False
     w.well = False
-    for i in range(ALL_FEATURE_COUNT):
-        w.w[i] = vec[i]
-        if F_TOTAL_LOCK_HEIGHT < i < FEATURE_COUNT and vec[i] != 0.0:
-            w.board = True
-        if FEATURE_COUNT <= i < SEED_FEATURE_COUNT and vec[i] != 0.0:
-            w.extra = True
-        if SEED_FEATURE_COUNT <= i < NES_FEATURE_END and vec[i] != 0.0:
-            w.nes = True
-        if NES_FEATURE_END <= i < REACH_FEATURE_END and vec[i] != 0.0:
-            w.reach = True
-        if i >= REACH_FEATURE_END and vec[i] != 0.0:
-            w.well = True
+    _set_weights(w, w.w, vec)
     w.ceiling_weight = ceiling
     w.calming = calming
     w.safe_height = float(getattr(weights, "safe_stack_height", SAFE_STACK_HEIGHT))
-    if w.w[F_SURFACE_VALUE] != 0.0:
+    # the kill screen's own set, if the evaluator has one (Evaluator.kill_screen_vector)
+    kill = weights.kill_screen_vector() if hasattr(weights, "kill_screen_vector") else None
+    w.kill = kill is not None
+    if w.kill:
+        if len(kill) != ALL_FEATURE_COUNT:
+            raise ValueError(f"kill_screen_vector() gave {len(kill)} weights, expected "
+                             f"{ALL_FEATURE_COUNT}")
+        _set_weights(w, w.kill_w, [float(v) for v in kill])
+        w.kill_safe_height = float(weights.kill_screen_safe_stack_height)
+    if w.w[F_SURFACE_VALUE] != 0.0 or (w.kill and w.kill_w[F_SURFACE_VALUE] != 0.0):
         use_surface_table()
     if w.reach or w.well:
         load_reach_limits(w, tap_interval)
     return 0
+
+
+cdef void _set_weights(Weights* w, double* into, list vec):
+    # `vec` into `into` (w.w or w.kill_w), marking the feature groups it needs in w.
+    cdef int i
+    for i in range(ALL_FEATURE_COUNT):
+        into[i] = vec[i]
+        if vec[i] == 0.0:
+            continue
+        if F_TOTAL_LOCK_HEIGHT < i < FEATURE_COUNT:
+            w.board = True
+        elif FEATURE_COUNT <= i < SEED_FEATURE_COUNT:
+            w.extra = True
+        elif SEED_FEATURE_COUNT <= i < NES_FEATURE_END:
+            w.nes = True
+        elif NES_FEATURE_END <= i < REACH_FEATURE_END:
+            w.reach = True
+        elif i >= REACH_FEATURE_END:
+            w.well = True
 
 
 cdef int load_reach_limits(Weights* w, int tap_interval) except -1:
@@ -742,13 +772,15 @@ def evaluate_trace(rows, int lines_cleared, int lock_height_total, weights,
     load_weights(weights, &w, tap_interval)
     if not (w.reach or w.well):
         load_reach_limits(&w, tap_interval)   # reach_features reads them below
-    every_feature(&b, &w, level, w.safe_height, &f)
+    cdef double safe_height
+    cdef const double* ww = weights_at(&w, level, &safe_height)
+    every_feature(&b, &w, level, safe_height, &f)
     f.f[F_TOTAL_LINES_CLEARED] = lines_cleared
     f.f[F_TOTAL_LOCK_HEIGHT] = lock_height_total
     f.f[F_LANDING_HEIGHT] = landing_height_total
     f.f[F_BURNED_LINES] = burned
-    trace = [(ALL_FEATURE_NAMES[i], f.f[i], w.w[i], w.w[i] * f.f[i])
-             for i in range(ALL_FEATURE_COUNT) if w.w[i] != 0.0]
+    trace = [(ALL_FEATURE_NAMES[i], f.f[i], ww[i], ww[i] * f.f[i])
+             for i in range(ALL_FEATURE_COUNT) if ww[i] != 0.0]
     trace.append(("ceiling_penalty", ceiling_penalty(&b, 1.0), w.ceiling_weight,
                   ceiling_penalty(&b, w.ceiling_weight)))
     trace.append(("total", math.nan, math.nan,

@@ -1,6 +1,7 @@
 """The board evaluation: hand-computed boards, a slow reference on random boards, the
 calming-rule vetoes, and weights files."""
 
+import dataclasses
 import json
 import math
 from collections import deque
@@ -461,6 +462,10 @@ def test_weights_round_trip(tmp_path):
     save_weights(lower, path)
     assert load_weights(path) == lower
     assert Evaluator.from_weights(lower, "lower").safe_stack_height == 6.5
+    kill = dataclasses.replace(lower, kill_screen={"high_stack": 10.0, "safe_stack_height": 3.0})
+    save_weights(kill, path)
+    assert load_weights(path).kill_screen == kill.kill_screen
+    assert Evaluator.from_weights(load_weights(path), "kill").kill_screen == kill.kill_screen
 
 
 def _good() -> dict:
@@ -482,6 +487,15 @@ def _good() -> dict:
         (json.dumps(_good() | {"pile_height": True}), "pile_height must be a finite number"),
         (json.dumps(_good() | {"pile_height": math.nan}), "pile_height must be a finite number"),
         (json.dumps(_good() | {"provenance": "me"}), "provenance must be a JSON object"),
+        (json.dumps(_good() | {"kill_screen": [1]}), "kill_screen must be a JSON object"),
+        (
+            json.dumps(_good() | {"kill_screen": {"holes": 1}}),
+            "kill_screen has unknown keys: holes",
+        ),
+        (
+            json.dumps(_good() | {"kill_screen": {"high_stack": "x"}}),
+            "kill_screen.high_stack must be a finite number",
+        ),
     ],
 )
 def test_malformed_weights_files(tmp_path, text, message):
@@ -502,3 +516,25 @@ def test_good_weights_file_loads(tmp_path):
     path.write_text(json.dumps(_good()))
     w = load_weights(path)
     assert w.as_vector()[:17] == [1.0] * 17 and w.ceiling == 10.0
+
+
+def test_a_kill_screen_set_weighs_the_positions_from_level_29_on():
+    """kill_screen changes weights and high_stack's height from level 29 (a row a frame)
+    on, and nothing below it; evaluate_trace shows the set it used."""
+    base = MEATFIGHTER_2018.changed(high_stack=5.0)
+    kill = dataclasses.replace(base, kill_screen={"high_stack": 10.0, "safe_stack_height": 3.0})
+    rows = [0] * 12 + [0x3FE] * 8  # 8 rows with column 9 empty: past both safe heights
+    for level in (19, 28):
+        assert evaluate_py(rows, 0, 0, kill, level=level) == evaluate_py(
+            rows, 0, 0, base, level=level
+        )
+    lowered = base.changed(high_stack=10.0, safe_stack_height=3.0)
+    for level in (29, 39):
+        assert evaluate_py(rows, 0, 0, kill, level=level) == evaluate_py(
+            rows, 0, 0, lowered, level=level
+        )
+        assert evaluate_py(rows, 0, 0, kill, level=level) > evaluate_py(
+            rows, 0, 0, base, level=level
+        )
+    terms = {name: weight for name, _, weight, _ in evaluate_trace(rows, 0, 0, kill, level=29)}
+    assert terms["high_stack"] == 10.0

@@ -1,5 +1,6 @@
 """Whole simulated games (nesbot._core.simulate.play) and `nesbot simulate`."""
 
+import dataclasses
 import json
 import os
 
@@ -193,6 +194,22 @@ def test_level_39_figures_count_a_top_out_before_it_at_its_final_score():
     below = summarize(results, 1.0, stop_level=29)
     assert below.reach39_rate is None and below.score39_mean is None
     assert "reach level 39" in summary.describe() and "reach level 39" not in below.describe()
+
+
+def test_a_kill_screen_set_plays_from_level_29_as_that_set_would_throughout():
+    safe = EVALUATORS["nesbot-rightwell-safe"]
+    change = {"high_stack": 10.0, "safe_stack_height": 3.0}
+    kill = dataclasses.replace(safe, name="kill", kill_screen=change)
+    throughout = dataclasses.replace(
+        safe, name="low", weights=safe.weights | {"high_stack": 10.0}, safe_stack_height=3.0
+    )
+    settings = PlannerSettings(reaction=18)
+    games = [
+        play(build_planner(e, settings), Game.start(29, nes_rng(9), 0, 0), 4000, reaction=18)
+        for e in (kill, throughout, safe)
+    ]
+    assert games[0] == games[1] != games[2]
+    assert games[0]["lines"] > 20
 
 
 def test_game_setup_depends_only_on_seed_and_index():

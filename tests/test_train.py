@@ -1,5 +1,6 @@
 """PSO training: the update rule, fitness, checkpoints and resume, workers and Ray."""
 
+import dataclasses
 import json
 import math
 import statistics
@@ -10,6 +11,7 @@ from test_cli import _assert_one_line_error, nesbot
 
 from nesbot.bot.planning import PlannerSettings
 from nesbot.errors import NesbotError
+from nesbot.evaluation.evaluators import EVALUATORS
 from nesbot.evaluation.weights import MEATFIGHTER_2018, load_weights
 from nesbot.lab.simulate import run_games
 from nesbot.lab.train import (
@@ -198,6 +200,12 @@ def test_train_command_writes_weights_with_provenance(tmp_path):
 def test_train_bad_input(tmp_path, args, words):
     base = ["train", "--out", str(tmp_path / "w.json"), "--iterations", "1"]
     _assert_one_line_error(nesbot(*base, *args), *words)
+
+
+def test_training_refuses_a_start_with_a_kill_screen_set_it_would_drop():
+    start = dataclasses.replace(EVALUATORS["nesbot-trained"], kill_screen={"high_stack": 10.0})
+    with pytest.raises(NesbotError, match="kill_screen set, which train would not keep"):
+        TrainConfig.starting_from(start)
 
 
 def test_training_keeps_the_piece_range_weights_and_the_safe_height():

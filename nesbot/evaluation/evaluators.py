@@ -19,6 +19,8 @@ from nesbot.evaluation.weights import (
     DATA_DIR,
     MEATFIGHTER_2018,
     Weights,
+    check_kill_screen,
+    kill_screen_vector,
     load_weights,
 )
 
@@ -35,16 +37,30 @@ class Evaluator:
     source: str
     provenance: dict[str, Any] = field(default_factory=dict, hash=False)
     safe_stack_height: float = DEFAULT_SAFE_STACK_HEIGHT  # where high_stack starts counting
+    # From level 29 on: these weights and safe_stack_height instead (Weights.kill_screen).
+    kill_screen: dict[str, float] = field(default_factory=dict, hash=False)
 
     def __post_init__(self) -> None:
         unknown = sorted(set(self.weights) - set(ALL_FEATURE_NAMES))
         if unknown:
             raise ValueError(f"evaluator {self.name}: unknown features {', '.join(unknown)}")
+        check_kill_screen(self.kill_screen)
 
     def as_vector(self) -> list[float]:
         """All features' weights in ALL_FEATURE_NAMES order, lower-is-better."""
-        sign = -1.0 if self.higher_is_better else 1.0
-        return [sign * self.weights.get(name, 0.0) for name in ALL_FEATURE_NAMES]
+        return [self._sign * self.weights.get(name, 0.0) for name in ALL_FEATURE_NAMES]
+
+    def kill_screen_vector(self) -> list[float] | None:
+        """as_vector() from level 29 on, or None without a kill_screen set."""
+        return kill_screen_vector(self.weights, self.kill_screen, self._sign)
+
+    @property
+    def kill_screen_safe_stack_height(self) -> float:
+        return self.kill_screen.get("safe_stack_height", self.safe_stack_height)
+
+    @property
+    def _sign(self) -> float:
+        return -1.0 if self.higher_is_better else 1.0
 
     @classmethod
     def from_weights(cls, weights: Weights, name: str) -> "Evaluator":
@@ -58,6 +74,7 @@ class Evaluator:
             source=str(weights.provenance.get("source", "a weights file")),
             provenance=weights.provenance,
             safe_stack_height=weights.safe_stack_height,
+            kill_screen=weights.kill_screen,
         )
 
 

@@ -53,12 +53,16 @@ class Weights:
     safe_stack_height: float = DEFAULT_SAFE_STACK_HEIGHT
     # A dict cannot be hashed; leaving it out of the hash keeps Weights usable as a dict key.
     provenance: dict[str, Any] = field(default_factory=dict, hash=False)
+    # From level 29 on (a row a frame): these features' weights, and safe_stack_height,
+    # instead (KILL_SCREEN_KEYS); empty: the same weights throughout.
+    kill_screen: dict[str, float] = field(default_factory=dict, hash=False)
 
     def __post_init__(self) -> None:
         if len(self.vector) != len(ALL_FEATURE_NAMES):
             raise ValueError(
                 f"Weights needs {len(ALL_FEATURE_NAMES)} weights, got {len(self.vector)}"
             )
+        check_kill_screen(self.kill_screen)
 
     @classmethod
     def named(
@@ -67,6 +71,7 @@ class Weights:
         ceiling: float = DEFAULT_CEILING_WEIGHT,
         safe_stack_height: float = DEFAULT_SAFE_STACK_HEIGHT,
         provenance: dict[str, Any] | None = None,
+        kill_screen: Mapping[str, float] | None = None,
     ) -> "Weights":
         """Weights from feature name -> weight; the features not named weigh 0."""
         unknown = sorted(set(weights) - set(ALL_FEATURE_NAMES))
@@ -77,6 +82,7 @@ class Weights:
             float(ceiling),
             float(safe_stack_height),
             dict(provenance or {}),
+            {name: float(value) for name, value in (kill_screen or {}).items()},
         )
 
     def __getitem__(self, name: str) -> float:
@@ -91,12 +97,22 @@ class Weights:
         safe_stack_height) changed."""
         ceiling = changes.pop("ceiling", self.ceiling)
         safe_stack_height = changes.pop("safe_stack_height", self.safe_stack_height)
-        return Weights.named(self.by_name() | changes, ceiling, safe_stack_height, self.provenance)
+        return Weights.named(
+            self.by_name() | changes, ceiling, safe_stack_height, self.provenance, self.kill_screen
+        )
 
     def as_vector(self) -> list[float]:
         """Every feature's weight in ALL_FEATURE_NAMES order (the C evaluator's form; the
         ceiling weight is not included)."""
         return list(self.vector)
+
+    def kill_screen_vector(self) -> list[float] | None:
+        """as_vector() from level 29 on, or None when kill_screen is empty."""
+        return kill_screen_vector(self.by_name(), self.kill_screen)
+
+    @property
+    def kill_screen_safe_stack_height(self) -> float:
+        return self.kill_screen.get("safe_stack_height", self.safe_stack_height)
 
     def trainable_vector(self) -> list[float]:
         """The weights training changes, in TRAINABLE_NAMES order."""
@@ -121,9 +137,30 @@ class Weights:
         )
 
 
+# What a kill_screen set may change: the features' weights and high_stack's height.
+KILL_SCREEN_KEYS = (*ALL_FEATURE_NAMES, "safe_stack_height")
+
+
+def check_kill_screen(kill_screen: Mapping[str, float]) -> None:
+    unknown = sorted(set(kill_screen) - set(KILL_SCREEN_KEYS))
+    if unknown:
+        raise ValueError(f"unknown kill_screen keys: {', '.join(unknown)}")
+
+
+def kill_screen_vector(
+    weights: Mapping[str, float], kill_screen: Mapping[str, float], sign: float = 1.0
+) -> list[float] | None:
+    """The weights from level 29 on, in ALL_FEATURE_NAMES order, times `sign`: `weights`
+    with kill_screen's changes; None when there are none."""
+    if not kill_screen:
+        return None
+    merged = {**weights, **kill_screen}
+    return [sign * merged.get(name, 0.0) for name in ALL_FEATURE_NAMES]
+
+
 _REQUIRED_KEYS = (*FEATURE_NAMES, "ceiling", "provenance")
 _NUMBER_KEYS = (*ALL_FEATURE_NAMES, *_SETTINGS)
-_ALL_KEYS = (*_NUMBER_KEYS, "provenance")
+_ALL_KEYS = (*_NUMBER_KEYS, "provenance", "kill_screen")
 
 
 def load_weights(path: str | os.PathLike[str]) -> Weights:
@@ -151,10 +188,17 @@ def load_weights(path: str | os.PathLike[str]) -> Weights:
     unknown = [k for k in data if k not in _ALL_KEYS]
     if unknown:
         raise NesbotError(f"weights file {path} has unknown keys: {', '.join(unknown)}")
-    for key in _NUMBER_KEYS:
-        if key not in data:
-            continue
-        value = data[key]
+    kill_screen = data.get("kill_screen", {})
+    if not isinstance(kill_screen, dict):
+        raise NesbotError(f"weights file {path}: kill_screen must be a JSON object")
+    unknown = [k for k in kill_screen if k not in KILL_SCREEN_KEYS]
+    if unknown:
+        raise NesbotError(
+            f"weights file {path}: kill_screen has unknown keys: {', '.join(unknown)}"
+        )
+    numbers = [(key, data[key]) for key in _NUMBER_KEYS if key in data]
+    numbers += [(f"kill_screen.{key}", value) for key, value in kill_screen.items()]
+    for key, value in numbers:
         # bool is an int in Python, but true/false in a weights file is a mistake.
         if (
             isinstance(value, bool)
@@ -169,6 +213,7 @@ def load_weights(path: str | os.PathLike[str]) -> Weights:
         data["ceiling"],
         data.get("safe_stack_height", DEFAULT_SAFE_STACK_HEIGHT),
         data["provenance"],
+        kill_screen,
     )
 
 
@@ -177,6 +222,8 @@ def save_weights(weights: Weights, path: str | os.PathLike[str]) -> None:
     path = Path(path)
     data: dict[str, Any] = weights.by_name()
     data |= {"ceiling": weights.ceiling, "safe_stack_height": weights.safe_stack_height}
+    if weights.kill_screen:
+        data["kill_screen"] = weights.kill_screen
     data["provenance"] = weights.provenance
     try:
         path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")

@@ -343,7 +343,7 @@ def _at_level_39(results: list[dict], stop_level: int) -> dict[str, float | None
     reached = np.array([r["points_at_39"] is not None for r in results], dtype=float)
     score = np.array([_then(r, "points_at_39", "points") for r in results], dtype=float)
     lines = np.array([_then(r, "line_points_at_39", "line_points") for r in results], dtype=float)
-    figures = {
+    figures: dict[str, float | None] = {
         "reach39_rate": float(reached.mean()),
         "reach39_rate_se": standard_error(reached),
         "score39_mean": float(score.mean()),

@@ -90,6 +90,11 @@ class TrainConfig:
         the calming rules, keeping FIXED_NAMES as they are."""
         kept = {*TRAINABLE_NAMES, *FIXED_NAMES}
         untrained = [name for name, w in start.weights.items() if w and name not in kept]
+        if start.kill_screen:
+            raise NesbotError(
+                f"{start.name} has a kill_screen set, which train would not keep; "
+                "train from the weights without it"
+            )
         if not start.calming or untrained:
             raise NesbotError(
                 f"{start.name} is not in meatfighter's 17-feature form"
