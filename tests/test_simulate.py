@@ -250,10 +250,35 @@ def test_same_seed_same_figures_on_ray():
     finished: list[int] = []
     specs = [GameSpec(MEATFIGHTER, PlannerSettings(), 29, 6, i) for i in (3, 0)]
     run = ray_runner("local", 2)  # the running instance
-    assert run(specs, on_result=lambda: finished.append(1)) == [results_here[3], results_here[0]]
-    assert finished == [1, 1]
+    got = run(specs, on_result=lambda index, _result: finished.append(index))
+    assert got == [results_here[3], results_here[0]]
+    assert sorted(finished) == [0, 1]
     with pytest.raises(NesbotError, match=r"^a game failed on the Ray cluster: TypeError"):
         run([GameSpec(None, PlannerSettings(), 29, 6, 0)])
+
+
+def test_saved_games_let_a_run_go_on_where_it_stopped(tmp_path):
+    """A run of 3 games saved, then the same run of 4: one game played, the figures those
+    of 4 games played at once; the file holds each game once; another run is refused."""
+    path = tmp_path / "games.jsonl"
+    _, first = simulate(MEATFIGHTER, 3, level=29, seed=11, progress=False, save_games=path)
+    lines = path.read_text().splitlines()
+    assert len(lines) == 4 and json.loads(lines[1])["index"] == 0
+    path.write_text("\n".join(lines) + '\n{"index": 3, "pie')  # a run killed mid-write
+    resumed, results = simulate(MEATFIGHTER, 4, level=29, seed=11, progress=False, save_games=path)
+    at_once, results_at_once = simulate(MEATFIGHTER, 4, level=29, seed=11, progress=False)
+    assert results == results_at_once and results[:3] == first
+    assert without_speed(resumed) == without_speed(at_once)
+    assert [json.loads(line).get("index") for line in path.read_text().splitlines()] == [
+        None,
+        0,
+        1,
+        2,
+        3,
+    ]
+    with pytest.raises(NesbotError, match="holds the games of another run"):
+        simulate(MEATFIGHTER, 4, level=29, seed=12, progress=False, save_games=path)
+    assert len(path.read_text().splitlines()) == 5  # refused, and left as it was
 
 
 def test_simulate_json_and_plot(tmp_path):
@@ -292,6 +317,7 @@ def test_simulate_json_and_plot(tmp_path):
         (["--plot", "/nonexistent/dir/x.png"], ["cannot write plot"]),
         (["--workers", "0"], ["--workers 0"]),
         (["--stop-level", "29"], ["--stop-level 29 must be above the start level 29"]),
+        (["--save-games", "/nonexistent/dir/g.jsonl"], ["cannot write games file"]),
         (["--stop-level", "200"], ["--stop-level 200", "at most 155"]),
         (["--ray", "local", "--workers", "0"], ["--workers 0"]),
         (["--ray", "127.0.0.1:1"], ["cannot join the Ray cluster at 127.0.0.1:1"]),

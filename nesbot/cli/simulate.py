@@ -36,6 +36,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_planner_options(parser)
     add_evaluator_options(parser)
     parser.add_argument("--same-pieces", action="store_true", help=SAME_PIECES_HELP)
+    parser.add_argument(
+        "--save-games",
+        metavar="FILE.jsonl",
+        help="keep each game in FILE as it ends; the same command goes on from it",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON summary object")
     parser.add_argument("--plot", metavar="FILE.png", help="draw the pre-29 score distribution")
 
@@ -59,6 +64,7 @@ def run(args: argparse.Namespace) -> int:
         ray=args.ray,
         same_pieces=args.same_pieces,
         stop_level=args.stop_level,
+        save_games=args.save_games,
     )
     if args.plot:
         plot_scores(

@@ -101,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
     def run_iteration(specs: list) -> list[dict]:
         """An iteration's games (every candidate's), with progress through them."""
         with Progress("train: this iteration", len(specs), "game") as bar:
-            return games(specs, on_result=lambda: bar.update(1))
+            return games(specs, on_result=lambda *_: bar.update(1))
 
     checkpoint = Path(args.checkpoint) if args.checkpoint else None
     state = train(config, args.iterations, checkpoint, args.resume, run_iteration)

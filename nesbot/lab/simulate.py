@@ -14,9 +14,10 @@ import multiprocessing
 import socket
 import time
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -27,6 +28,7 @@ from nesbot._core.simulate import nes_rng, play
 from nesbot.bot.planning import DEFAULT_SETTINGS, PlannerSettings, build_planner
 from nesbot.errors import NesbotError
 from nesbot.evaluation.evaluators import Evaluator
+from nesbot.lab.saved_games import SavedGames
 from nesbot.nes import ram
 from nesbot.progress import Progress
 
@@ -87,16 +89,17 @@ def play_one(spec: GameSpec) -> dict:
     return play(_planner[1], game, MAX_FRAMES, spec.stop_level, spec.settings.reaction, pieces_seed)
 
 
-def run_games(
-    specs: list[GameSpec], workers: int, on_result: Callable[[], None] | None = None
-) -> list[dict]:
+OnResult = Callable[[int, dict], None]  # (index in specs, result) as each game ends
+
+
+def run_games(specs: list[GameSpec], workers: int, on_result: OnResult | None = None) -> list[dict]:
     """Every spec's result, in the order of `specs`, on `workers` processes."""
     _check_workers(workers)
     results: dict[int, dict] = {}
     for index, result in map_indexed(play_one, specs, workers):
         results[index] = result
         if on_result:
-            on_result()
+            on_result(index, result)
     return [results[i] for i in range(len(specs))]
 
 
@@ -129,8 +132,8 @@ def ray_runner(address: str, workers: int) -> Callable[..., list[dict]]:
     """A runner that plays games as Ray tasks: `address` "local" starts a Ray instance on
     this machine with `workers` CPUs, anything else joins that cluster (nesbot must be
     installed on its nodes; `workers` is then unused). A Ray already running in this
-    process is reused. run(specs, on_result=None) calls on_result as each game finishes
-    and returns the results in the order of `specs`, as run_games does."""
+    process is reused. run(specs, on_result=None) calls on_result(index, result) as each
+    game finishes and returns the results in the order of `specs`, as run_games does."""
     _check_workers(workers)
     try:
         import ray
@@ -140,7 +143,7 @@ def ray_runner(address: str, workers: int) -> Callable[..., list[dict]]:
         _start_ray(ray, address, workers)
     remote_play = ray.remote(play_one)
 
-    def run(specs: list[GameSpec], on_result: Callable[[], None] | None = None) -> list[dict]:
+    def run(specs: list[GameSpec], on_result: OnResult | None = None) -> list[dict]:
         pending = [remote_play.remote(spec) for spec in specs]
         index = {ref: i for i, ref in enumerate(pending)}
         results: dict[int, dict] = {}
@@ -152,7 +155,7 @@ def ray_runner(address: str, workers: int) -> Callable[..., list[dict]]:
                 for ref, result in zip(done, ray.get(done), strict=True):
                     results[index[ref]] = result
                     if on_result:
-                        on_result()
+                        on_result(index[ref], result)
         except ray.exceptions.RayError as e:
             cause = getattr(e, "cause", None) or e  # a task's own exception
             reason = _first_line(f"{type(cause).__name__}: {cause}")
@@ -297,6 +300,31 @@ class Summary:
         return "\n".join(lines)
 
 
+def run_identity(spec: GameSpec) -> dict[str, Any]:
+    """What a run's games depend on but their index (SavedGames keeps it with them)."""
+    evaluator = spec.evaluator
+    return json.loads(
+        json.dumps(
+            {
+                "evaluator": {
+                    "name": evaluator.name,
+                    "weights": evaluator.as_vector(),
+                    "kill_screen": evaluator.kill_screen_vector(),
+                    "calming": evaluator.calming,
+                    "ceiling": evaluator.ceiling,
+                    "safe_stack_height": evaluator.safe_stack_height,
+                    "kill_screen_safe_stack_height": evaluator.kill_screen_safe_stack_height,
+                },
+                "settings": asdict(spec.settings),
+                "level": spec.level,
+                "seed": spec.seed,
+                "stop_level": spec.stop_level,
+                "same_pieces": spec.same_pieces,
+            }
+        )
+    )
+
+
 def summarize(results: list[dict], seconds: float, stop_level: int = LEVEL_LIMIT) -> Summary:
     pre29 = np.array([r["pre29_points"] for r in results], dtype=float)
     pre29_lines = np.array([r["pre29_line_points"] for r in results], dtype=float)
@@ -372,9 +400,12 @@ def simulate(
     ray: str | None = None,
     same_pieces: bool = False,
     stop_level: int = LEVEL_LIMIT,
+    save_games: str | Path | None = None,
 ) -> tuple[Summary, list[dict]]:
     """Play `games` simulated games from `level` until a top-out or level `stop_level`;
-    the summary and every game's result.
+    the summary and every game's result. `save_games`: a file that keeps each game as it
+    ends, from which the same run goes on (SavedGames); pieces_per_s counts the games
+    played this time.
     The games run on `workers` processes, or as Ray tasks when `ray` is an address
     (ray_runner); the figures are the same either way. `same_pieces`: GameSpec's."""
     if games < 1:
@@ -391,10 +422,28 @@ def simulate(
         for i in range(games)
     ]
     run = ray_runner(ray, workers) if ray is not None else partial(run_games, workers=workers)
+    saved = SavedGames(save_games, run_identity(specs[0])) if save_games else None
+    done = saved.done if saved else {}
+    todo = [spec for spec in specs if spec.index not in done]
     started = time.perf_counter()
-    with Progress("simulate", games, "game", enabled=progress) as bar:
-        results = run(specs, on_result=lambda: bar.update(1))
-    return summarize(results, time.perf_counter() - started, stop_level), results
+    try:
+        with Progress("simulate", len(todo), "game", enabled=progress) as bar:
+
+            def finished(index: int, result: dict) -> None:
+                bar.update(1)
+                if saved:
+                    saved.add(todo[index].index, result)
+
+            played = run(todo, on_result=finished) if todo else []
+    finally:
+        if saved:
+            saved.close()
+    seconds = time.perf_counter() - started
+    done |= {spec.index: result for spec, result in zip(todo, played, strict=True)}
+    results = [done[i] for i in range(games)]
+    summary = summarize(results, seconds, stop_level)
+    pieces = sum(result["pieces"] for result in played)
+    return replace(summary, pieces_per_s=pieces / max(seconds, 1e-9)), results
 
 
 def require_matplotlib() -> None:

@@ -1,0 +1,77 @@
+"""A simulate run's games saved as they finish, so that a long run can stop and go on.
+
+The file is JSON lines: the first names the run (what its games depend on: the
+evaluator's weights, the planner's settings, the start level, seed, stop level and
+pieces), each other line is one game's result with its index. A run given the file again
+plays only the games it does not hold; a run that differs in anything but the number of
+games is refused, so results of two runs are never mixed. Each line is flushed as its game
+ends: a run killed mid-write loses at most the line it was writing, which is dropped.
+"""
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from nesbot.errors import NesbotError
+
+FORMAT = "nesbot simulate games 1"
+
+
+class SavedGames:
+    """The games of `run` already in `path`, and the place to add the others."""
+
+    def __init__(self, path: str | Path, run: dict[str, Any]) -> None:
+        self.path = Path(path)
+        self.done: dict[int, dict] = {}
+        lines = self._read()
+        if lines:
+            header, *games = lines
+            if header.get("format") != FORMAT:
+                raise NesbotError(f"{self.path} is not a file of simulated games")
+            if header.get("run") != run:
+                raise NesbotError(
+                    f"{self.path} holds the games of another run (other weights, settings, "
+                    "level, seed, stop level or pieces); give another file"
+                )
+            self.done = {game.pop("index"): game for game in games}
+        # Written again whole, beside it and then in its place (a torn last line, from a run
+        # killed mid-write, is left out); a stop on the way leaves the old file as it was.
+        records = [{"format": FORMAT, "run": run}]
+        records += [{"index": index} | game for index, game in sorted(self.done.items())]
+        fresh = self.path.with_name(self.path.name + ".partial")
+        try:
+            fresh.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+            os.replace(fresh, self.path)
+            self._out = self.path.open("a", encoding="utf-8")
+        except OSError as e:
+            raise NesbotError(f"cannot write games file {self.path}: {e.strerror}") from None
+
+    def _read(self) -> list[dict]:
+        try:
+            text = self.path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return []
+        except (OSError, UnicodeDecodeError) as e:
+            raise NesbotError(f"cannot read games file {self.path}: {e}") from None
+        lines = []
+        for number, line in enumerate(text.splitlines(), 1):
+            try:
+                lines.append(json.loads(line))
+            except json.JSONDecodeError:
+                if number < len(text.splitlines()) or number == 1:
+                    raise NesbotError(
+                        f"{self.path} line {number} is not JSON: not a file of simulated games"
+                    ) from None
+        return lines
+
+    def _write(self, record: dict) -> None:
+        self._out.write(json.dumps(record) + "\n")
+        self._out.flush()
+
+    def add(self, index: int, result: dict) -> None:
+        self.done[index] = result
+        self._write({"index": index} | result)
+
+    def close(self) -> None:
+        self._out.close()
