@@ -19,7 +19,8 @@ FORMAT = "nesbot simulate games 1"
 
 
 class SavedGames:
-    """The games of `run` already in `path`, and the place to add the others."""
+    """The games of `run` already in `path` (`done`, by index), and the place to add the
+    others."""
 
     def __init__(self, path: str | Path, run: dict[str, Any]) -> None:
         self.path = Path(path)
@@ -54,12 +55,12 @@ class SavedGames:
             return []
         except (OSError, UnicodeDecodeError) as e:
             raise NesbotError(f"cannot read games file {self.path}: {e}") from None
-        lines = []
-        for number, line in enumerate(text.splitlines(), 1):
+        lines, texts = [], text.splitlines()
+        for number, line in enumerate(texts, 1):
             try:
                 lines.append(json.loads(line))
             except json.JSONDecodeError:
-                if number < len(text.splitlines()) or number == 1:
+                if number < len(texts) or number == 1:  # only a torn last game is dropped
                     raise NesbotError(
                         f"{self.path} line {number} is not JSON: not a file of simulated games"
                     ) from None
@@ -70,7 +71,6 @@ class SavedGames:
         self._out.flush()
 
     def add(self, index: int, result: dict) -> None:
-        self.done[index] = result
         self._write({"index": index} | result)
 
     def close(self) -> None:

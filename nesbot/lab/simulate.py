@@ -303,6 +303,8 @@ class Summary:
 def run_identity(spec: GameSpec) -> dict[str, Any]:
     """What a run's games depend on but their index (SavedGames keeps it with them)."""
     evaluator = spec.evaluator
+    # Through JSON and back: it is compared with what a file read back holds (lists, not
+    # tuples).
     return json.loads(
         json.dumps(
             {
@@ -361,7 +363,7 @@ def summarize(results: list[dict], seconds: float, stop_level: int = LEVEL_LIMIT
     )
 
 
-def _then(result: dict, at_39: str, at_end: str) -> int:
+def _at_39_or_end(result: dict, at_39: str, at_end: str) -> int:
     return result[at_end] if result[at_39] is None else result[at_39]
 
 
@@ -369,8 +371,10 @@ def _at_level_39(results: list[dict], stop_level: int) -> dict[str, float | None
     """Summary's level-39 figures: the game's points when level 39 began, or at its end
     for a game that topped out before (None throughout if the games stop below 39)."""
     reached = np.array([r["points_at_39"] is not None for r in results], dtype=float)
-    score = np.array([_then(r, "points_at_39", "points") for r in results], dtype=float)
-    lines = np.array([_then(r, "line_points_at_39", "line_points") for r in results], dtype=float)
+    score = np.array([_at_39_or_end(r, "points_at_39", "points") for r in results], dtype=float)
+    lines = np.array(
+        [_at_39_or_end(r, "line_points_at_39", "line_points") for r in results], dtype=float
+    )
     figures: dict[str, float | None] = {
         "reach39_rate": float(reached.mean()),
         "reach39_rate_se": standard_error(reached),
@@ -423,7 +427,7 @@ def simulate(
     ]
     run = ray_runner(ray, workers) if ray is not None else partial(run_games, workers=workers)
     saved = SavedGames(save_games, run_identity(specs[0])) if save_games else None
-    done = saved.done if saved else {}
+    done = dict(saved.done) if saved else {}
     todo = [spec for spec in specs if spec.index not in done]
     started = time.perf_counter()
     try:

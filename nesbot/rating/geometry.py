@@ -37,6 +37,7 @@ SHOWN_TOP, SHOWN_LINES = 8, 224  # lines 8-231 of the 240: what every NTSC set s
 FOUND = 0.6  # a match below this is no game screen
 FINDING_FRAMES = 30  # a video's frames the picture is looked for in, a second apart at 60 Hz
 FINDING_STEP = 60
+FINDING_SPAN = FINDING_STEP * (FINDING_FRAMES - 1) + 1  # the frames up to the last of them
 COARSE = 0.25  # the coarse search's resolution, in template pixels per NES pixel
 COARSE_STEP = 1.05  # its ratio between neighbouring scales
 SCALES = (0.8, 5.5)  # NES pixel heights (video lines) searched
@@ -95,7 +96,7 @@ class Landmarks:
 
 def is_finding_frame(index: int) -> bool:
     """Whether a video's frame `index` is one of those the picture is looked for in."""
-    return index % FINDING_STEP == 0 and index < FINDING_STEP * FINDING_FRAMES
+    return index % FINDING_STEP == 0 and index < FINDING_SPAN
 
 
 def find_in_frames(greys: list[np.ndarray], landmarks: Landmarks) -> Geometry:

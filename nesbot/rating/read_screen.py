@@ -12,8 +12,7 @@ from nesbot.errors import NesbotError
 from nesbot.nes.rom import Rom, find_rom
 from nesbot.rating.game import VIDEO_SUFFIXES
 from nesbot.rating.geometry import (
-    FINDING_FRAMES,
-    FINDING_STEP,
+    FINDING_SPAN,
     Geometry,
     Landmarks,
     check_found,
@@ -95,7 +94,7 @@ def _video_frame(path: Path, number: int) -> tuple[np.ndarray, list[np.ndarray]]
                     wanted = decoded.to_ndarray(format="rgb24")
                 if is_finding_frame(index):
                     greys.append(decoded.to_ndarray(format="rgb24").max(axis=2))
-                if wanted is not None and index >= FINDING_STEP * (FINDING_FRAMES - 1):
+                if wanted is not None and index + 1 >= FINDING_SPAN:
                     break  # the frame, and every frame to look for the picture in
         except av.FFmpegError as error:
             raise NesbotError(f"cannot read video {path}: {error}") from None

@@ -30,8 +30,7 @@ from nesbot.errors import NesbotError
 from nesbot.nes import ram
 from nesbot.nes.rom import Rom
 from nesbot.rating.geometry import (
-    FINDING_FRAMES,
-    FINDING_STEP,
+    FINDING_SPAN,
     Geometry,
     Landmarks,
     check_found,
@@ -165,7 +164,7 @@ def read_states(
 def _finding_sample(path: Path) -> list[np.ndarray]:
     """The brightest channel of the video's frames the picture is looked for in (only
     those frames are decoded to it)."""
-    frames = itertools.islice(_pictures(path), FINDING_STEP * (FINDING_FRAMES - 1) + 1)
+    frames = itertools.islice(_pictures(path), FINDING_SPAN)
     sample = [picture.grey() for index, picture in enumerate(frames) if is_finding_frame(index)]
     if not sample:
         raise NesbotError(f"cannot read video {path}: it has no frames")
