@@ -16,7 +16,7 @@ from libc.string cimport memcmp, memset
 from nesbot._core.buttons cimport BTN_DOWN
 from nesbot._core.evaluate cimport RANK_TETRIS_NOW, Verdict, better, burned_lines, judge_one
 from nesbot._core.game cimport Game
-from nesbot._core.moves cimport PLAIN_PATH_MAX, Placement, plain_path
+from nesbot._core.moves cimport PLAIN_PATH_MAX, Placement, plain_lock, plain_path
 from nesbot._core.pieces cimport NES_ORIENTATIONS, NES_PIECE_TYPE, NES_SPAWN_TABLE
 from nesbot._core.planner cimport (
     MAX_WIDTH,
@@ -217,8 +217,8 @@ cdef double _hedge_value(Planner planner, const GameC* after, int best, bint com
     for k in range(planner.hedge_count):
         p = &planner.first.placements[planner.hedge_first[k]]
         reach[k] = (committed and planner.hedge_first[k] == best) or (
-            plain_path(&after.board, &after.piece, after.held, after.level,
-                       &planner.first.model, p.x, p.orientation, True, NULL, &locked) > 0
+            plain_lock(&after.board, &after.piece, after.held, after.level,
+                       &planner.first.model, p.x, p.orientation, &locked)
             and locked.y == p.y)
         reached += reach[k]
     if reached == 0:

@@ -278,14 +278,18 @@ cdef void extra_features(const Board* b, Features* out) noexcept nogil:
 cdef inline void column_heights(const Board* b, int* heights) noexcept nogil:
     """Each column's top as rows from the floor (0 for an empty column)."""
     cdef int c, r
-    cdef unsigned int m
+    cdef unsigned int m, open_columns = FULL_ROW   # columns whose top is not found yet
     for c in range(WIDTH):
         heights[c] = 0
-    for r in range(FIELD_ROWS - 1, -1, -1):
-        m = b.rows[r + BOARD_HIDDEN]
+    # From the top down, each column once: a stack's cells are many, its columns ten.
+    for r in range(FIELD_ROWS):
+        m = b.rows[r + BOARD_HIDDEN] & open_columns
+        open_columns &= ~m
         while m:
             heights[lowest_bit(m)] = FIELD_ROWS - r
             m &= m - 1
+        if not open_columns:
+            break
 
 
 cdef inline bint tetris_ready(const Board* b, int column, int height) noexcept nogil:

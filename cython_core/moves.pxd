@@ -35,6 +35,7 @@ ctypedef struct Placement:
     uint8_t final_pad
     uint16_t frames          # input frames including the locking one
     uint8_t hold_down_points # soft-drop steps at the lock (points, see rules)
+    uint16_t key_slot        # its slot in Searcher.placement_keys
 
 cdef class Searcher:
     cdef InputModel model
@@ -57,16 +58,17 @@ cdef class Searcher:
     cdef bint _visit(self, const Node* n) noexcept nogil
     cdef void _clear_placements(self) noexcept nogil
     cdef void _reset_slots(self, uint32_t size) noexcept nogil
-    cdef void _record(self, const Node* parent, int32_t parent_index, const Piece* locked,
+    cdef void _record(self, int32_t parent_index, uint16_t frames, const Piece* locked,
                       uint8_t pad) noexcept nogil
     cdef void search(self, const Board* board, const Piece* start, uint8_t held,
                      uint8_t level) noexcept nogil
     cdef void search_plain(self, const Board* board, const Piece* start,
                            uint8_t level) noexcept nogil
     cdef void _add_plain(self, const Board* board, const Piece* start, uint8_t held,
-                         uint8_t level) noexcept nogil
+                         uint8_t level, bint lock_only=*) noexcept nogil
     cdef void write_pads(self, const Placement* p, uint8_t* out) noexcept nogil
     cdef bytes placement_pads(self, const Placement* p)
+    cdef list _found_with_pads(self)
 
 
 # The plain way from `start` to (x, orientation): each frame, press the rotation (A or B,
@@ -80,3 +82,9 @@ cdef enum:
 cdef int plain_path(const Board* board, const Piece* start, uint8_t held, uint8_t level,
                     const InputModel* model, int8_t x, uint8_t orientation, bint finish_down,
                     uint8_t* pads, Piece* locked) noexcept nogil
+# Where plain_path (with Down or without: the same place) locks, found without its frames:
+# the same frames until the piece is in place, then straight down. True if it gets there;
+# `locked`'s position is plain_path's, its timers are not.
+cdef bint plain_lock(const Board* board, const Piece* start, uint8_t held, uint8_t level,
+                     const InputModel* model, int8_t x, uint8_t orientation,
+                     Piece* locked) noexcept nogil

@@ -16,17 +16,34 @@ from nesbot._core.board cimport Board
 from nesbot._core.buttons cimport BTN_A, BTN_B, BTN_DOWN, BTN_LEFT, BTN_RIGHT
 from nesbot._core.game cimport Game
 from nesbot._core.pieces cimport NES_ROTATE_A, NES_ROTATE_B
-from nesbot._core.rules cimport Piece, piece_frame
+from nesbot._core.rules cimport Piece, piece_frame, step_down
 
 cdef enum:
     PLACEMENT_CAPACITY = 1024
     PLACEMENT_HASH = 4096
     INITIAL_SLOTS = 4096     # visited-set size a search starts with (64 KiB, in L2)
 
-cdef uint64_t EMPTY_KEY = <uint64_t>-1   # placement_keys slots are memset to 0xFF
+cdef uint64_t EMPTY_KEY = <uint64_t>-1   # an unused placement_keys slot
 cdef uint8_t PRESSABLE = BTN_LEFT | BTN_RIGHT | BTN_A | BTN_B
 
 cdef uint8_t[4] BUTTONS = [BTN_LEFT, BTN_RIGHT, BTN_A, BTN_B]   # the order of Node.wait
+
+cdef enum:
+    PLAIN_LEFTMOST = -2      # a piece's origin column reaches -2..11
+    PLAIN_COLUMNS = 14
+    WALK_ON = 0              # walk_frame's results
+    WALK_LOCKED = 1          # there
+    WALK_LOCKED_ELSEWHERE = -1
+    WALK_BLOCKED = -2        # a shift or rotation was blocked
+
+ctypedef struct Walk:
+    # A plain path under way: the piece, its frames so far, and the presses that decide
+    # when each button may be pressed again.
+    Piece p
+    int frame
+    int last[4]              # frame of the last press of Left, Right, A, B
+    int last_any
+    uint8_t prev             # the last frame's buttons
 
 
 cdef inline uint64_t node_key(const Node* n) noexcept nogil:
@@ -76,6 +93,8 @@ cdef class Searcher:
         self.placement_keys = <uint64_t*>malloc(PLACEMENT_HASH * sizeof(uint64_t))
         if not (self.nodes and self.slots and self.placements and self.placement_keys):
             raise MemoryError()
+        memset(self.placement_keys, 0xFF, PLACEMENT_HASH * sizeof(uint64_t))
+        self.placement_count = 0
         self.stamp = 0
 
     def __dealloc__(self):
@@ -128,12 +147,15 @@ cdef class Searcher:
 
     cdef void _clear_placements(self) noexcept nogil:
         """Forget the last search: no nodes, no placements."""
+        cdef int32_t k
+        # only the slots in use: a plain search records a few dozen of PLACEMENT_HASH
+        for k in range(self.placement_count):
+            self.placement_keys[self.placements[k].key_slot] = EMPTY_KEY
         self.count = 0
         self.placement_count = 0
         self.truncated = False
-        memset(self.placement_keys, 0xFF, PLACEMENT_HASH * sizeof(uint64_t))
 
-    cdef void _record(self, const Node* parent, int32_t parent_index, const Piece* locked,
+    cdef void _record(self, int32_t parent_index, uint16_t frames, const Piece* locked,
                       uint8_t pad) noexcept nogil:
         cdef uint64_t key = (<uint64_t>(<uint8_t>locked.x)
                              | (<uint64_t>(<uint8_t>(locked.y + 2)) << 8)
@@ -153,8 +175,9 @@ cdef class Searcher:
         p.orientation = locked.orientation
         p.node = parent_index
         p.final_pad = pad
-        p.frames = parent.frames + 1
+        p.frames = frames
         p.hold_down_points = locked.hold_down_points
+        p.key_slot = slot
         self.placement_count += 1
 
     cdef void search(self, const Board* board, const Piece* start, uint8_t held,
@@ -206,7 +229,7 @@ cdef class Searcher:
                         newly = pad & ~node.pad
                         child.piece = node.piece
                         if piece_frame(&child.piece, board, level, newly, pad):
-                            self._record(node, i, &child.piece, pad)
+                            self._record(i, node.frames + 1, &child.piece, pad)
                             continue
                         child.pad = pad
                         for k in range(4):
@@ -230,16 +253,18 @@ cdef class Searcher:
                            uint8_t level) noexcept nogil:
         """The placements plain paths reach (plain_path to every orientation and column),
         with no buttons held at the start; a subset of what search() finds, for the
-        pieces after the current one."""
+        pieces after the current one. Only where they lock: no paths (frames 0)."""
         self._clear_placements()
-        self._add_plain(board, start, 0, level)
+        self._add_plain(board, start, 0, level, True)
 
     cdef void _add_plain(self, const Board* board, const Piece* start, uint8_t held,
-                         uint8_t level) noexcept nogil:
+                         uint8_t level, bint lock_only=False) noexcept nogil:
         """Record every placement a plain path reaches that is not recorded yet (node -1:
-        write_pads runs its plain path again)."""
+        write_pads runs its plain path again), by orientation, then column. `lock_only`:
+        where each locks, not how (plain_lock): frames 0, no path to write."""
         cdef Piece locked
-        cdef Node root
+        cdef Piece locks[PLAIN_COLUMNS]
+        cdef bint reached[PLAIN_COLUMNS]
         cdef int8_t x
         cdef uint8_t o = start.orientation
         cdef int turns, frames
@@ -247,14 +272,18 @@ cdef class Searcher:
         self.origin = start[0]
         self.origin_held = held
         self.origin_level = level
-        root.frames = 0
         for turns in range(4):
-            for x in range(-2, 12):
+            if lock_only:
+                plain_locks(board, start, held, level, &self.model, o, locks, reached)
+            for x in range(PLAIN_LEFTMOST, PLAIN_LEFTMOST + PLAIN_COLUMNS):
+                if lock_only:
+                    if reached[x - PLAIN_LEFTMOST]:
+                        self._record(-1, 0, &locks[x - PLAIN_LEFTMOST], 0)
+                    continue
                 frames = plain_path(board, start, held, level, &self.model, x, o, False,
                                     NULL, &locked)
                 if frames > 0:
-                    root.frames = frames - 1
-                    self._record(&root, -1, &locked, 0)
+                    self._record(-1, frames, &locked, 0)
             o = NES_ROTATE_A[o]
             if o == start.orientation:
                 break
@@ -282,13 +311,8 @@ cdef class Searcher:
 
     def placements_of(self, Game game not None):
         """Every placement of the game's active piece: [(x, y, orientation, pads)]."""
-        cdef Placement* p
         self.search(&game.g.board, &game.g.piece, game.g.held, game.g.level)
-        found = []
-        for k in range(self.placement_count):
-            p = &self.placements[k]
-            found.append((p.x, p.y, p.orientation, self.placement_pads(p)))
-        return found
+        return self._found_with_pads()
 
     def plain_placements_of(self, Game game not None):
         """The placements plain paths reach from the game's piece (what the two-piece chain
@@ -296,6 +320,22 @@ cdef class Searcher:
         self.search_plain(&game.g.board, &game.g.piece, game.g.level)
         return [(self.placements[k].x, self.placements[k].y, self.placements[k].orientation)
                 for k in range(self.placement_count)]
+
+    def plain_paths_of(self, Game game not None):
+        """The plain paths themselves, frame by frame, from the game's piece and held
+        buttons (how a plain placement of the current piece is played):
+        [(x, y, orientation, pads)]; with no buttons held, in plain_placements_of's order."""
+        self._clear_placements()
+        self._add_plain(&game.g.board, &game.g.piece, game.g.held, game.g.level)
+        return self._found_with_pads()
+
+    cdef list _found_with_pads(self):
+        cdef Placement* p
+        found = []
+        for k in range(self.placement_count):
+            p = &self.placements[k]
+            found.append((p.x, p.y, p.orientation, self.placement_pads(p)))
+        return found
 
     @property
     def truncated_last(self) -> bool:
@@ -309,56 +349,159 @@ cdef class Searcher:
 cdef int plain_path(const Board* board, const Piece* start, uint8_t held, uint8_t level,
                     const InputModel* model, int8_t x, uint8_t orientation, bint finish_down,
                     uint8_t* pads, Piece* locked) noexcept nogil:
-    cdef Piece p = start[0]
-    cdef int turns_a = 0, turns_b = 0, frame = 0, k
-    cdef int last[4]                 # frame of the last press of Left, Right, A, B
-    cdef int last_any = -model.tap_interval
-    cdef uint8_t o = start.orientation
-    cdef uint8_t rotate, shift, pad, prev = held
-    cdef int8_t x0
-    cdef uint8_t o0
-    cdef bint combine = model.shift_and_rotate and not model.one_button
+    cdef Walk w
+    cdef int step
+    cdef uint8_t rotate = rotate_button(start.orientation, orientation)
+    if rotate == 0:
+        return -1                    # not an orientation of this piece
+    walk_start(&w, start, held, model)
+    while w.frame < PLAIN_PATH_MAX:
+        step = walk_frame(&w, board, level, model, x, orientation, rotate, finish_down, pads)
+        if step == WALK_LOCKED:
+            locked[0] = w.p
+            return w.frame
+        if step != WALK_ON:
+            return -1
+    return -1
+
+
+cdef bint plain_lock(const Board* board, const Piece* start, uint8_t held, uint8_t level,
+                     const InputModel* model, int8_t x, uint8_t orientation,
+                     Piece* locked) noexcept nogil:
+    cdef Walk w
+    cdef uint8_t rotate = rotate_button(start.orientation, orientation)
+    if rotate == 0:
+        return False
+    walk_start(&w, start, held, model)
+    return walk_to_lock(&w, board, level, model, x, orientation, rotate, locked)
+
+
+cdef void plain_locks(const Board* board, const Piece* start, uint8_t held, uint8_t level,
+                      const InputModel* model, uint8_t orientation, Piece* locks,
+                      bint* reached) noexcept nogil:
+    # plain_lock to every column (index x - PLAIN_LEFTMOST) without a walk per column: until
+    # the piece is in column x, the plain path to x presses what the path to the farthest
+    # column on that side presses. So one walk per side goes on past each column it
+    # reaches, and a copy stops shifting there (it may still have to rotate, then drops).
+    cdef Walk w, branch
+    cdef int side, x, far, step
+    cdef uint8_t rotate = rotate_button(start.orientation, orientation)
+    for x in range(PLAIN_COLUMNS):
+        reached[x] = False
+    if rotate == 0:
+        return
+    walk_start(&w, start, held, model)
+    branch = w
+    x = start.x
+    reached[x - PLAIN_LEFTMOST] = walk_to_lock(&branch, board, level, model, x, orientation,
+                                               rotate, &locks[x - PLAIN_LEFTMOST])
+    for side in range(-1, 2, 2):    # left, then right
+        far = PLAIN_LEFTMOST if side < 0 else PLAIN_LEFTMOST + PLAIN_COLUMNS - 1
+        walk_start(&w, start, held, model)
+        x = start.x + side
+        while w.frame < PLAIN_PATH_MAX and (x - far) * side <= 0:
+            if w.p.x == x:
+                branch = w
+                reached[x - PLAIN_LEFTMOST] = walk_to_lock(
+                    &branch, board, level, model, x, orientation, rotate,
+                    &locks[x - PLAIN_LEFTMOST])
+                x += side
+                continue
+            step = walk_frame(&w, board, level, model, far, orientation, rotate, False, NULL)
+            if step == WALK_ON:
+                continue
+            if (step == WALK_LOCKED_ELSEWHERE or step == WALK_LOCKED) and w.p.x == x \
+                    and w.p.orientation == orientation:
+                # it came to column x on the frame it locked: so does the path to x
+                reached[x - PLAIN_LEFTMOST] = True
+                locks[x - PLAIN_LEFTMOST] = w.p
+            break
+
+
+cdef inline uint8_t rotate_button(uint8_t start, uint8_t orientation) noexcept nogil:
+    # The rotation a plain path presses to turn `start` into `orientation`: A or B,
+    # whichever needs fewer turns (A on a tie); 0 if it is no orientation of the piece.
+    cdef int turns_a = 0, turns_b = 0
+    cdef uint8_t o = start
     while o != orientation and turns_a < 4:
         o = NES_ROTATE_A[o]
         turns_a += 1
     if turns_a == 4:
-        return -1                    # not an orientation of this piece
-    o = start.orientation
+        return 0
+    o = start
     while o != orientation:
         o = NES_ROTATE_B[o]
         turns_b += 1
-    rotate = BTN_A if turns_a <= turns_b else BTN_B
+    return BTN_A if turns_a <= turns_b else BTN_B
+
+
+cdef inline void walk_start(Walk* w, const Piece* start, uint8_t held,
+                            const InputModel* model) noexcept nogil:
+    cdef int k
+    w.p = start[0]
+    w.frame = 0
+    w.last_any = -model.tap_interval
+    w.prev = held
     for k in range(4):
-        last[k] = -1 if held & BUTTONS[k] else -model.tap_interval
-    while frame < PLAIN_PATH_MAX:
-        pad = 0
-        if not model.one_button or frame - last_any >= model.tap_interval:
-            if p.orientation != orientation and frame - last[2 if rotate == BTN_A else 3] \
-                    >= model.tap_interval:
-                pad = rotate
-            shift = BTN_LEFT if x < p.x else BTN_RIGHT if x > p.x else 0
-            if shift and frame - last[0 if shift == BTN_LEFT else 1] >= model.tap_interval \
-                    and (combine or not pad):
-                pad |= shift
-        if finish_down and not pad and p.orientation == orientation and p.x == x:
-            pad = BTN_DOWN           # held from here on: soft drop to the lock
-        for k in range(4):
-            if pad & BUTTONS[k]:
-                last[k] = frame
-                last_any = frame
-        x0 = p.x
-        o0 = p.orientation
-        if pads != NULL:
-            pads[frame] = pad
-        frame += 1
-        if piece_frame(&p, board, level, pad & ~prev, pad):
-            if p.orientation != orientation or p.x != x:
-                return -1
-            locked[0] = p
-            return frame
-        if (pad & (BTN_LEFT | BTN_RIGHT) and p.x == x0) or (pad & rotate and p.orientation == o0):
-            return -1                # blocked: the plain way does not get there
-        prev = pad
-    return -1
+        w.last[k] = -1 if held & BUTTONS[k] else -model.tap_interval
 
 
+cdef inline int walk_frame(Walk* w, const Board* board, uint8_t level, const InputModel* model,
+                           int8_t x, uint8_t orientation, uint8_t rotate, bint finish_down,
+                           uint8_t* pads) noexcept nogil:
+    # One frame of the plain path toward (x, orientation): its pad (also to pads[frame] if
+    # not NULL) through the frame step: WALK_ON, or how the walk ended.
+    cdef uint8_t pad = 0, shift
+    cdef int8_t x0 = w.p.x
+    cdef uint8_t o0 = w.p.orientation
+    cdef int k
+    cdef bint combine = model.shift_and_rotate and not model.one_button
+    if not model.one_button or w.frame - w.last_any >= model.tap_interval:
+        if w.p.orientation != orientation and w.frame - w.last[2 if rotate == BTN_A else 3] \
+                >= model.tap_interval:
+            pad = rotate
+        shift = BTN_LEFT if x < w.p.x else BTN_RIGHT if x > w.p.x else 0
+        if shift and w.frame - w.last[0 if shift == BTN_LEFT else 1] >= model.tap_interval \
+                and (combine or not pad):
+            pad |= shift
+    if finish_down and not pad and w.p.orientation == orientation and w.p.x == x:
+        pad = BTN_DOWN               # held from here on: soft drop to the lock
+    for k in range(4):
+        if pad & BUTTONS[k]:
+            w.last[k] = w.frame
+            w.last_any = w.frame
+    if pads != NULL:
+        pads[w.frame] = pad
+    w.frame += 1
+    if piece_frame(&w.p, board, level, pad & ~w.prev, pad):
+        if w.p.orientation == orientation and w.p.x == x:
+            return WALK_LOCKED
+        return WALK_LOCKED_ELSEWHERE
+    if (pad & (BTN_LEFT | BTN_RIGHT) and w.p.x == x0) or (pad & rotate and w.p.orientation == o0):
+        return WALK_BLOCKED          # the plain way does not get there
+    w.prev = pad
+    return WALK_ON
+
+
+cdef inline bint walk_to_lock(Walk* w, const Board* board, uint8_t level,
+                              const InputModel* model, int8_t x, uint8_t orientation,
+                              uint8_t rotate, Piece* locked) noexcept nogil:
+    # plain_lock from w on: True, and where it locks, if the plain path gets to (x, orientation).
+    cdef int step
+    while w.frame < PLAIN_PATH_MAX:
+        if w.p.orientation == orientation and w.p.x == x:
+            # In place: no later frame presses Left, Right, A or B, so the piece only falls
+            # (with Down or without) and locks where its fall is first blocked. The frames
+            # between its steps down change only timers, which nobody reads from a lock.
+            # (The slowest fall, level 0's, ends far inside PLAIN_PATH_MAX.)
+            while not step_down(&w.p, board):
+                pass
+            locked[0] = w.p
+            return True
+        step = walk_frame(w, board, level, model, x, orientation, rotate, False, NULL)
+        if step == WALK_LOCKED:
+            locked[0] = w.p
+            return True
+        if step != WALK_ON:
+            return False
+    return False

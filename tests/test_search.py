@@ -12,6 +12,7 @@ import pytest
 from nesbot._core.buttons import LEFT, RIGHT, A, B
 from nesbot._core.game import Game
 from nesbot._core.moves import Searcher
+from nesbot._core.pieces import ORIENTATION_CELLS
 
 GOLDEN = Path(__file__).parent / "data" / "search_golden.json"
 BUTTONS = (LEFT, RIGHT, A, B)
@@ -209,6 +210,43 @@ def test_plain_placements_are_a_subset_of_the_search(seed):
     plain = Searcher(2, True).plain_placements_of(game)
     assert len(plain) == len(set(plain)) > 0
     assert set(plain) <= searched
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_plain_locks_found_without_their_frames_are_the_plain_paths_locks(seed):
+    """search_plain finds where the plain paths lock by walking one path per side and
+    dropping the piece once it is in place; the plain paths themselves go frame by frame.
+    Both must give the same placements in the same order (the planner's ties go to the
+    first found), over input models, levels, start columns, timers and soft-drop states;
+    and each path, played through the game's frame step, locks where it says."""
+    rng = np.random.default_rng(300 + seed)
+    for _ in range(400):
+        rows = _random_board(rng, int(rng.integers(0, 18)))
+        orientation = int(rng.choice([0x02, 0x07, 0x08, 0x0A, 0x0B, 0x0E, 0x12]))
+        level = int(rng.choice([0, 9, 18, 19, 28, 29]))
+        state = _game(rows, orientation, level).state() | {
+            "x": int(rng.integers(0, 10)),
+            "fall_timer": int(rng.integers(0, 3)),
+            "das": int(rng.integers(0, 17)),
+            "soft": int(rng.choice([0, 0, 1, 2, 0xA0])),
+        }
+        cells = ORIENTATION_CELLS[orientation]
+        if not all(0 <= state["x"] + dx <= 9 for dx, _dy in cells) or any(
+            rows[dy] >> (state["x"] + dx) & 1 for dx, dy in cells if dy >= 0
+        ):
+            continue  # the piece must start where it fits
+        game = Game.from_state(state)
+        model = dict(
+            tap_interval=int(rng.integers(1, 7)),
+            shift_and_rotate=bool(rng.integers(2)),
+            one_button=bool(rng.integers(2)),
+        )
+        paths = Searcher(**model).plain_paths_of(game)
+        assert Searcher(**model).plain_placements_of(game) == [p[:3] for p in paths]
+        for x, y, o, pads in paths[:: max(1, len(paths) // 3)]:
+            played = game.copy()
+            played.run(pads)
+            assert not played.active and played.position == (x, y, o)
 
 
 @pytest.mark.parametrize("seed", range(12))
