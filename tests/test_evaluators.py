@@ -197,9 +197,25 @@ def test_the_reaction_plays_stackrabbits_safe_setting_of_the_same_evaluation():
     assert "PLAY_SAFE" in safe.provenance["source"]
 
 
+def test_the_reaction_keeps_the_stack_lower_from_level_29_and_nothing_else():
+    """The default with a reaction is the safe setting with a kill_screen set: from level 29
+    on, high_stack counts from 6 rows and the height term is doubled again."""
+    killscreen = EVALUATORS["nesbot-rightwell-killscreen"]
+    safe = EVALUATORS["nesbot-rightwell-safe"]
+    assert killscreen.weights == safe.weights
+    assert killscreen.safe_stack_height == safe.safe_stack_height
+    assert safe.kill_screen == {}
+    assert killscreen.kill_screen == {
+        "high_stack": 10.0,
+        "stack_height_over": 2 * safe.weights["stack_height_over"],
+        "safe_stack_height": 6.0,
+    }
+    assert "reach 39" in killscreen.provenance["evaluation"]["format_30hz"]
+
+
 def test_train_starts_from_the_weights_trained_for_the_format():
     assert get_evaluator().name == "nesbot-rightwell"
-    assert get_evaluator(reaction=18).name == "nesbot-rightwell-safe"
+    assert get_evaluator(reaction=18).name == "nesbot-rightwell-killscreen"
     assert get_evaluator("meatfighter-2018", reaction=18).name == "meatfighter-2018"
     assert training_start_name() == "nesbot-trained"
     assert training_start_name(18) == "nesbot-reaction18"

@@ -168,11 +168,16 @@ NESBOT_RIGHTWELL_SAFE_FILE = DATA_DIR / "nesbot_rightwell_safe.json"
 EVALUATORS["nesbot-rightwell-safe"] = Evaluator.from_weights(
     load_weights(NESBOT_RIGHTWELL_SAFE_FILE), "nesbot-rightwell-safe"
 )
+NESBOT_RIGHTWELL_KILLSCREEN_FILE = DATA_DIR / "nesbot_rightwell_killscreen.json"
+EVALUATORS["nesbot-rightwell-killscreen"] = Evaluator.from_weights(
+    load_weights(NESBOT_RIGHTWELL_KILLSCREEN_FILE), "nesbot-rightwell-killscreen"
+)
 # StackRabbit's evaluation on nesbot's features: stronger than the trained weights in both
 # formats (docs/strength.md, "The right-well evaluation"). With a reaction, its author's
-# safe setting (the height term doubled, a burned line half as dear) is stronger still.
+# safe setting (the height term doubled, a burned line half as dear) is stronger still, and
+# a stack kept lower from level 29 on (a kill_screen set) takes more games to level 39.
 DEFAULT_EVALUATOR = "nesbot-rightwell"
-REACTION_EVALUATOR = "nesbot-rightwell-safe"
+REACTION_EVALUATOR = "nesbot-rightwell-killscreen"
 # What `nesbot train` starts from: weights in the form it trains, made for the format.
 TRAINED_EVALUATOR = "nesbot-trained"  # trained at level 19, the next piece used at once
 REACTION_TRAINED_EVALUATOR = "nesbot-reaction18"  # trained at level 18 with --reaction 18

@@ -1,0 +1,149 @@
+"""Kill-screen weight sets compared where the format's games meet the kill screen.
+
+Games of the community's format (level 18, an 18-frame reaction) are played to level 29 once
+with the default evaluation, the pieces drawn from the game's seed (`simulate --same-pieces`),
+and the states they reach level 29 in are kept (`--cache`). Each kill_screen set then plays
+every one of those states on to level 39 with the same pieces, so the differences are
+paired. Prints, per set: games reaching level 39, the line clears' points from level 29 to
+level 39 or the top-out (BetaTetris's count), the paired difference ± one standard error,
+and the lines played from level 29 with their Tetris share.
+
+    .venv/bin/python scripts/strength/from_level_29.py --games 200 --seed 7000 \\
+        --set 'low6={"high_stack": 10, "safe_stack_height": 6}'
+"""
+
+import argparse
+import dataclasses
+import json
+from pathlib import Path
+
+import numpy as np
+
+from nesbot._core.game import Game
+from nesbot._core.pieces import KILL_SCREEN_LEVEL
+from nesbot._core.simulate import play
+from nesbot.bot.planning import PlannerSettings, build_planner
+from nesbot.evaluation.evaluators import Evaluator, get_evaluator
+from nesbot.lab.simulate import MAX_FRAMES, game_setup, map_indexed, pieces_seed_of
+
+START_LEVEL = 18
+REACTION = 18
+LEVEL_39 = 39
+
+_planners: dict[tuple[Evaluator, PlannerSettings], object] = {}
+
+
+def _planner(evaluator: Evaluator, settings: PlannerSettings) -> object:
+    key = (evaluator, settings)
+    if key not in _planners:
+        _planners[key] = build_planner(evaluator, settings)
+    return _planners[key]
+
+
+def arrive(job: tuple[Evaluator, PlannerSettings, int, int]) -> dict | None:
+    """Game `index` of `seed` played to level 29: its state then, or None if it topped out."""
+    evaluator, settings, seed, index = job
+    rng, spawn_count, frame_counter = game_setup(seed, index)
+    game = Game.start(START_LEVEL, rng, spawn_count, frame_counter)
+    result = play(
+        _planner(evaluator, settings),
+        game,
+        MAX_FRAMES,
+        KILL_SCREEN_LEVEL,
+        REACTION,
+        pieces_seed_of(seed, index),
+    )
+    if result["topped_out"] or result["level"] < KILL_SCREEN_LEVEL:
+        return None
+    return game.state()
+
+
+def play_on(job: tuple[Evaluator, PlannerSettings, int, int, dict]) -> dict:
+    """A level-29 state played on to level 39 (or the top-out) with the same pieces."""
+    evaluator, settings, seed, index, state = job
+    low, high = state["lines"]  # BCD, little-endian
+    lines_before = 1000 * (high >> 4) + 100 * (high & 15) + 10 * (low >> 4) + (low & 15)
+    result = play(
+        _planner(evaluator, settings),
+        Game.from_state(state),
+        MAX_FRAMES,
+        LEVEL_39,
+        REACTION,
+        pieces_seed_of(seed, index),
+    )
+    at_39 = result["line_points_at_39"]
+    return {
+        "reached_39": at_39 is not None,
+        "points": at_39 if at_39 is not None else result["line_points"],
+        "lines": result["lines"] - lines_before,
+        "tetrises": result["tetrises"],
+    }
+
+
+def with_kill_screen(base: Evaluator, name: str, change: dict[str, float]) -> Evaluator:
+    """`base` with a kill_screen set: its own weights, changed by `change` (which may set
+    safe_stack_height)."""
+    kill = dict(base.weights) | {"safe_stack_height": base.safe_stack_height} | change
+    return dataclasses.replace(base, name=name, kill_screen=kill)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", type=int, default=200)
+    parser.add_argument("--seed", type=int, default=7000)
+    parser.add_argument("--tap-hz", type=int, default=30)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="NAME=JSON",
+        help="a kill_screen set: weights (and safe_stack_height) changed from the default's",
+    )
+    parser.add_argument("--cache", type=Path, default=Path("from_level_29"))
+    args = parser.parse_args()
+
+    settings = PlannerSettings(reaction=REACTION, tap_hz=args.tap_hz)
+    base = get_evaluator(None, reaction=REACTION)
+    sets = {"default": base}
+    for item in args.set:
+        name, _, text = item.partition("=")
+        sets[name] = with_kill_screen(base, name, json.loads(text))
+
+    args.cache.mkdir(parents=True, exist_ok=True)
+    states_file = args.cache / f"states-{args.tap_hz}hz-{args.seed}-{args.games}.json"
+    if not states_file.exists():
+        jobs = [(base, settings, args.seed, i) for i in range(args.games)]
+        states: list[dict | None] = [None] * args.games
+        for i, state in map_indexed(arrive, jobs, args.workers):
+            states[i] = state
+        states_file.write_text(json.dumps(states))
+    states = json.loads(states_file.read_text())
+    arrived = [i for i, state in enumerate(states) if state is not None]
+    print(f"{len(arrived)} of {args.games} games reach level 29 (tap rate {args.tap_hz} Hz)")
+
+    outcomes: dict[str, list[dict]] = {}
+    for name, evaluator in sets.items():
+        jobs = [(evaluator, settings, args.seed, i, states[i]) for i in arrived]
+        results: list[dict] = [{}] * len(jobs)
+        for k, result in map_indexed(play_on, jobs, args.workers):
+            results[k] = result
+        outcomes[name] = results
+
+    base_points = np.array([r["points"] for r in outcomes["default"]], float)
+    for name, results in outcomes.items():
+        points = np.array([r["points"] for r in results], float)
+        difference = points - base_points
+        se = difference.std(ddof=1) / np.sqrt(len(difference)) if len(difference) > 1 else 0.0
+        reach = np.mean([r["reached_39"] for r in results])
+        lines = sum(r["lines"] for r in results)
+        tetris_share = 4 * sum(r["tetrises"] for r in results) / max(lines, 1)
+        print(
+            f"{name:12} reach 39 {reach:6.1%}  points 29-39 {points.mean():9,.0f}  "
+            f"difference {difference.mean():+9,.0f} ± {se:7,.0f}  "
+            f"lines {lines / len(results):5.1f}  Tetris share {tetris_share:.0%}"
+        )
+
+
+if __name__ == "__main__":
+    main()
