@@ -1,8 +1,9 @@
 """Kill-screen weight sets compared where the format's games meet the kill screen.
 
-Games of the community's format (level 18, an 18-frame reaction) are played to level 29 once
-with the default evaluation, the pieces drawn from the game's seed (`simulate --same-pieces`),
-and the states they reach level 29 in are kept (`--cache`). Each kill_screen set then plays
+Games of the community's format (level 18, an 18-frame reaction) are played to level 29
+once with `--evaluator` (no kill_screen set), the pieces drawn from the game's seed
+(`simulate --same-pieces`), and the states they reach level 29 in are kept (`--cache`).
+That evaluator and each kill_screen set (its weights changed from level 29 on) then play
 every one of those states on to level 39 with the same pieces, so the differences are
 paired. Prints, per set: games reaching level 39, the line clears' points from level 29 to
 level 39 or the top-out (BetaTetris's count), the paired difference ± one standard error,
@@ -94,6 +95,12 @@ def main() -> None:
     parser.add_argument("--tap-hz", type=int, default=30)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument(
+        "--evaluator",
+        default="nesbot-rightwell-safe",
+        help="plays to level 29, and from there as the row the sets are compared with "
+        "(nesbot-rightwell-safe: no kill_screen set)",
+    )
+    parser.add_argument(
         "--set",
         action="append",
         default=[],
@@ -104,14 +111,14 @@ def main() -> None:
     args = parser.parse_args()
 
     settings = PlannerSettings(reaction=REACTION, tap_hz=args.tap_hz)
-    base = get_evaluator(None, reaction=REACTION)
-    sets = {"default": base}
+    base = get_evaluator(args.evaluator, reaction=REACTION)
+    sets = {base.name: base}
     for item in args.set:
         name, _, text = item.partition("=")
         sets[name] = with_kill_screen(base, name, json.loads(text))
 
     args.cache.mkdir(parents=True, exist_ok=True)
-    states_file = args.cache / f"states-{args.tap_hz}hz-{args.seed}-{args.games}.json"
+    states_file = args.cache / f"states-{base.name}-{args.tap_hz}hz-{args.seed}-{args.games}.json"
     if not states_file.exists():
         jobs = [(base, settings, args.seed, i) for i in range(args.games)]
         states: list[dict | None] = [None] * args.games
@@ -130,7 +137,7 @@ def main() -> None:
             results[k] = result
         outcomes[name] = results
 
-    base_points = np.array([r["points"] for r in outcomes["default"]], float)
+    base_points = np.array([r["points"] for r in outcomes[base.name]], float)
     for name, results in outcomes.items():
         points = np.array([r["points"] for r in results], float)
         difference = points - base_points
@@ -139,7 +146,7 @@ def main() -> None:
         lines = sum(r["lines"] for r in results)
         tetris_share = 4 * sum(r["tetrises"] for r in results) / max(lines, 1)
         print(
-            f"{name:12} reach 39 {reach:6.1%}  points 29-39 {points.mean():9,.0f}  "
+            f"{name:22} reach 39 {reach:6.1%}  points 29-39 {points.mean():9,.0f}  "
             f"difference {difference.mean():+9,.0f} ± {se:7,.0f}  "
             f"lines {lines / len(results):5.1f}  Tetris share {tetris_share:.0%}"
         )
