@@ -390,11 +390,9 @@ cdef void plain_locks(const Board* board, const Piece* start, uint8_t held, uint
         reached[x] = False
     if rotate == 0:
         return
-    walk_start(&w, start, held, model)
-    branch = w
     x = start.x
-    reached[x - PLAIN_LEFTMOST] = walk_to_lock(&branch, board, level, model, x, orientation,
-                                               rotate, &locks[x - PLAIN_LEFTMOST])
+    reached[x - PLAIN_LEFTMOST] = plain_lock(board, start, held, level, model, x, orientation,
+                                             &locks[x - PLAIN_LEFTMOST])
     for side in range(-1, 2, 2):    # left, then right
         far = PLAIN_LEFTMOST if side < 0 else PLAIN_LEFTMOST + PLAIN_COLUMNS - 1
         walk_start(&w, start, held, model)

@@ -66,12 +66,9 @@ class SavedGames:
                     ) from None
         return lines
 
-    def _write(self, record: dict) -> None:
-        self._out.write(json.dumps(record) + "\n")
-        self._out.flush()
-
     def add(self, index: int, result: dict) -> None:
-        self._write({"index": index} | result)
+        self._out.write(json.dumps({"index": index} | result) + "\n")
+        self._out.flush()
 
     def close(self) -> None:
         self._out.close()

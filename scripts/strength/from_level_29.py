@@ -26,6 +26,7 @@ from nesbot._core.simulate import play
 from nesbot.bot.planning import PlannerSettings, build_planner
 from nesbot.evaluation.evaluators import Evaluator, get_evaluator
 from nesbot.lab.simulate import MAX_FRAMES, game_setup, map_indexed, pieces_seed_of
+from nesbot.nes.ram import bcd_value
 
 START_LEVEL = 18
 REACTION = 18
@@ -62,8 +63,7 @@ def arrive(job: tuple[Evaluator, PlannerSettings, int, int]) -> dict | None:
 def play_on(job: tuple[Evaluator, PlannerSettings, int, int, dict]) -> dict:
     """A level-29 state played on to level 39 (or the top-out) with the same pieces."""
     evaluator, settings, seed, index, state = job
-    low, high = state["lines"]  # BCD, little-endian
-    lines_before = 1000 * (high >> 4) + 100 * (high & 15) + 10 * (low >> 4) + (low & 15)
+    lines_before = bcd_value(*state["lines"])
     result = play(
         _planner(evaluator, settings),
         Game.from_state(state),
