@@ -54,10 +54,12 @@ ctypedef struct Weights:
     # the right-well features' heights per level, from those limits; filled when `well`
     double scare_height[REACH_LEVELS]
     double beside_well_height[REACH_LEVELS]
-    # From level 29 on (a row a frame) a second set may weigh the positions (`kill`): the
-    # kill screen's weights and high_stack height; the group flags above cover both sets
+    # From level 29 on (a row a frame), or from `kill_level` (an approach that lowers the
+    # stack before it), a second set may weigh the positions (`kill`): the kill screen's
+    # weights and high_stack height; the group flags above cover both sets
     double kill_w[ALL_FEATURE_COUNT]
     double kill_safe_height
+    int kill_level
     bint kill
 
 

@@ -38,7 +38,8 @@ per ALL_FEATURE_NAMES), with the ceiling weight as one more float last (else
 DEFAULT_CEILING_WEIGHT; calming rules on), or an object with `as_vector()` (one float per ALL_FEATURE_NAMES),
 `ceiling` and optionally `calming` (nesbot.evaluation.weights.Weights, nesbot.evaluation.evaluators.Evaluator);
 such an object's `kill_screen_vector()`, if it gives a list, weighs the positions from
-level 29 on, with high_stack counted from `kill_screen_safe_stack_height`.
+level 29 on (or its `kill_screen_from_level`), with high_stack counted from
+`kill_screen_safe_stack_height`.
 They raise ValueError for anything else. The piece-range features depend on the level and
 the tap rate too: the functions that compute them take `level` and `tap_interval`.
 """
@@ -446,7 +447,7 @@ cdef void well_features(const Board* b, const int* heights, const Weights* w, in
 cdef inline const double* weights_at(const Weights* w, int level,
                                      double* safe_height) noexcept nogil:
     # The weights that judge a position at `level`, and their high_stack height.
-    if w.kill and level >= LEVEL_ONE_FRAME_ROWS:
+    if w.kill and level >= w.kill_level:
         safe_height[0] = w.kill_safe_height
         return w.kill_w
     safe_height[0] = w.safe_height
@@ -659,6 +660,7 @@ cdef int load_weights(object weights, Weights* w, int tap_interval=2) except -1:
                              f"{ALL_FEATURE_COUNT}")
         _set_weights(w, w.kill_w, [float(v) for v in kill])
         w.kill_safe_height = float(weights.kill_screen_safe_stack_height)
+        w.kill_level = int(getattr(weights, "kill_screen_from_level", LEVEL_ONE_FRAME_ROWS))
     if w.w[F_SURFACE_VALUE] != 0.0 or (w.kill and w.kill_w[F_SURFACE_VALUE] != 0.0):
         use_surface_table()
     if w.reach or w.well:

@@ -466,6 +466,11 @@ def test_weights_round_trip(tmp_path):
     save_weights(kill, path)
     assert load_weights(path).kill_screen == kill.kill_screen
     assert Evaluator.from_weights(load_weights(path), "kill").kill_screen == kill.kill_screen
+    earlier = dataclasses.replace(kill, kill_screen=kill.kill_screen | {"from_level": 28})
+    save_weights(earlier, path)
+    assert load_weights(path).kill_screen_from_level == 28
+    assert Evaluator.from_weights(load_weights(path), "k").kill_screen_from_level == 28
+    assert kill.kill_screen_from_level == 29
 
 
 def _good() -> dict:
@@ -495,6 +500,14 @@ def _good() -> dict:
         (
             json.dumps(_good() | {"kill_screen": {"high_stack": "x"}}),
             "kill_screen.high_stack must be a finite number",
+        ),
+        (
+            json.dumps(_good() | {"kill_screen": {"from_level": 30}}),
+            "kill_screen from_level must be a level 0-29, got 30",
+        ),
+        (
+            json.dumps(_good() | {"kill_screen": {"from_level": 27.5}}),
+            "kill_screen from_level must be a level 0-29, got 27.5",
         ),
     ],
 )

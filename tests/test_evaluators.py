@@ -197,9 +197,10 @@ def test_the_reaction_plays_stackrabbits_safe_setting_of_the_same_evaluation():
     assert "PLAY_SAFE" in safe.provenance["source"]
 
 
-def test_the_reaction_keeps_the_stack_lower_from_level_29_and_nothing_else():
+def test_the_reaction_keeps_the_stack_lower_and_flatter_from_level_29_and_nothing_else():
     """The default with a reaction is the safe setting with a kill_screen set: from level 29
-    on, high_stack counts from 6 rows and the height term is doubled again."""
+    on, high_stack counts from 6 rows, the height term is doubled again and a step past
+    3 rows between columns costs six times as much."""
     killscreen = EVALUATORS["nesbot-rightwell-killscreen"]
     safe = EVALUATORS["nesbot-rightwell-safe"]
     assert killscreen.weights == safe.weights
@@ -209,6 +210,7 @@ def test_the_reaction_keeps_the_stack_lower_from_level_29_and_nothing_else():
         "high_stack": 10.0,
         "stack_height_over": 2 * safe.weights["stack_height_over"],
         "safe_stack_height": 6.0,
+        "extreme_gap": 6 * safe.weights["extreme_gap"],
     }
     assert "reach 39" in killscreen.provenance["evaluation"]["format_30hz"]
 

@@ -35,13 +35,13 @@ PINNED = {
         74,
     ),
     "--level 29": (PlannerSettings(), 29, FRAMES, "5acc9f6f0c658ff6", 98),
-    # nesbot-rightwell-killscreen, the default with a reaction, keeps a lower stack from 29
+    # nesbot-rightwell-killscreen, the default with a reaction, keeps a lower, flatter stack from 29
     "--level 29 --reaction 18": (
         PlannerSettings(reaction=18),
         29,
         FRAMES,
-        "7a7bec4c4a301e1e",
-        109,
+        "17ff1002e48e3877",
+        113,
     ),
     "--lookahead 1 --next-search search": (
         PlannerSettings(lookahead=1, next_search="search"),

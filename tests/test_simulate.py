@@ -196,20 +196,34 @@ def test_level_39_figures_count_a_top_out_before_it_at_its_final_score():
     assert "reach level 39" in summary.describe() and "reach level 39" not in below.describe()
 
 
-def test_a_kill_screen_set_plays_from_level_29_as_that_set_would_throughout():
+def _kill_screen_games(level: int, kill_screen: dict[str, float]) -> list[dict]:
+    """A game from `level` with the reaction by nesbot-rightwell-safe with `kill_screen`, by
+    the safe set changed as kill_screen changes it throughout, and by the safe set."""
     safe = EVALUATORS["nesbot-rightwell-safe"]
-    change = {"high_stack": 10.0, "safe_stack_height": 3.0}
-    kill = dataclasses.replace(safe, name="kill", kill_screen=change)
     throughout = dataclasses.replace(
         safe, name="low", weights=safe.weights | {"high_stack": 10.0}, safe_stack_height=3.0
     )
+    kill = dataclasses.replace(safe, name="kill", kill_screen=kill_screen)
     settings = PlannerSettings(reaction=18)
-    games = [
-        play(build_planner(e, settings), Game.start(29, nes_rng(9), 0, 0), 4000, reaction=18)
+    return [
+        play(build_planner(e, settings), Game.start(level, nes_rng(9), 0, 0), 4000, reaction=18)
         for e in (kill, throughout, safe)
     ]
-    assert games[0] == games[1] != games[2]
-    assert games[0]["lines"] > 20
+
+
+LOWER = {"high_stack": 10.0, "safe_stack_height": 3.0}
+
+
+def test_a_kill_screen_set_plays_from_level_29_as_that_set_would_throughout():
+    kill, throughout, safe = _kill_screen_games(29, LOWER)
+    assert kill == throughout != safe
+    assert kill["lines"] > 20
+
+
+def test_a_kill_screen_set_from_an_earlier_level_plays_from_there():
+    kill, throughout, safe = _kill_screen_games(27, LOWER | {"from_level": 27})
+    assert kill == throughout != safe
+    assert _kill_screen_games(27, LOWER)[0] == safe  # from level 29: not yet
 
 
 def test_game_setup_depends_only_on_seed_and_index():

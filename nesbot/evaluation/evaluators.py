@@ -20,6 +20,7 @@ from nesbot.evaluation.weights import (
     MEATFIGHTER_2018,
     Weights,
     check_kill_screen,
+    kill_screen_from_level,
     kill_screen_vector,
     load_weights,
 )
@@ -37,7 +38,8 @@ class Evaluator:
     source: str
     provenance: dict[str, Any] = field(default_factory=dict, hash=False)
     safe_stack_height: float = DEFAULT_SAFE_STACK_HEIGHT  # where high_stack starts counting
-    # From level 29 on: these weights and safe_stack_height instead (Weights.kill_screen).
+    # From level 29 on (or its from_level): these weights and safe_stack_height instead
+    # (Weights.kill_screen).
     kill_screen: dict[str, float] = field(default_factory=dict, hash=False)
 
     def __post_init__(self) -> None:
@@ -57,6 +59,10 @@ class Evaluator:
     @property
     def kill_screen_safe_stack_height(self) -> float:
         return self.kill_screen.get("safe_stack_height", self.safe_stack_height)
+
+    @property
+    def kill_screen_from_level(self) -> int:
+        return kill_screen_from_level(self.kill_screen)
 
     @property
     def _sign(self) -> float:

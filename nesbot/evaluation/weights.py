@@ -29,6 +29,7 @@ from nesbot._core.features import (
     NES_FEATURE_NAMES,
     REACH_FEATURE_NAMES,
 )
+from nesbot._core.pieces import KILL_SCREEN_LEVEL
 from nesbot.errors import NesbotError
 
 DATA_DIR = Path(__file__).parents[1] / "data"
@@ -53,8 +54,8 @@ class Weights:
     safe_stack_height: float = DEFAULT_SAFE_STACK_HEIGHT
     # A dict cannot be hashed; leaving it out of the hash keeps Weights usable as a dict key.
     provenance: dict[str, Any] = field(default_factory=dict, hash=False)
-    # From level 29 on (a row a frame): these features' weights, and safe_stack_height,
-    # instead (KILL_SCREEN_KEYS); empty: the same weights throughout.
+    # From level 29 on (a row a frame), or from its "from_level": these features' weights,
+    # and safe_stack_height, instead (KILL_SCREEN_KEYS); empty: the same weights throughout.
     kill_screen: dict[str, float] = field(default_factory=dict, hash=False)
 
     def __post_init__(self) -> None:
@@ -114,6 +115,10 @@ class Weights:
     def kill_screen_safe_stack_height(self) -> float:
         return self.kill_screen.get("safe_stack_height", self.safe_stack_height)
 
+    @property
+    def kill_screen_from_level(self) -> int:
+        return kill_screen_from_level(self.kill_screen)
+
     def trainable_vector(self) -> list[float]:
         """The weights training changes, in TRAINABLE_NAMES order."""
         return [self[name] for name in TRAINABLE_NAMES]
@@ -137,14 +142,26 @@ class Weights:
         )
 
 
-# What a kill_screen set may change: the features' weights and high_stack's height.
-KILL_SCREEN_KEYS = (*ALL_FEATURE_NAMES, "safe_stack_height")
+# What a kill_screen set may change: the features' weights, high_stack's height, and the
+# level it takes over from: 29 unless an earlier level, where a stack built for Tetrises
+# is brought down before pieces fall a row a frame.
+KILL_SCREEN_KEYS = (*ALL_FEATURE_NAMES, "safe_stack_height", "from_level")
 
 
 def check_kill_screen(kill_screen: Mapping[str, float]) -> None:
     unknown = sorted(set(kill_screen) - set(KILL_SCREEN_KEYS))
     if unknown:
         raise ValueError(f"unknown kill_screen keys: {', '.join(unknown)}")
+    level = kill_screen.get("from_level", KILL_SCREEN_LEVEL)
+    if level != int(level) or not 0 <= level <= KILL_SCREEN_LEVEL:
+        raise ValueError(
+            f"kill_screen from_level must be a level 0-{KILL_SCREEN_LEVEL}, got {level!r}"
+        )
+
+
+def kill_screen_from_level(kill_screen: Mapping[str, float]) -> int:
+    """The level a kill_screen set takes over from."""
+    return int(kill_screen.get("from_level", KILL_SCREEN_LEVEL))
 
 
 def kill_screen_vector(
@@ -208,6 +225,10 @@ def load_weights(path: str | os.PathLike[str]) -> Weights:
             raise NesbotError(f"weights file {path}: {key} must be a finite number, got {value!r}")
     if not isinstance(data["provenance"], dict):
         raise NesbotError(f"weights file {path}: provenance must be a JSON object")
+    try:
+        check_kill_screen(kill_screen)
+    except ValueError as e:
+        raise NesbotError(f"weights file {path}: {e}") from None
     return Weights.named(
         {name: data[name] for name in ALL_FEATURE_NAMES if name in data},
         data["ceiling"],

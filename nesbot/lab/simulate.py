@@ -316,6 +316,7 @@ def run_identity(spec: GameSpec) -> dict[str, Any]:
                     "ceiling": evaluator.ceiling,
                     "safe_stack_height": evaluator.safe_stack_height,
                     "kill_screen_safe_stack_height": evaluator.kill_screen_safe_stack_height,
+                    "kill_screen_from_level": evaluator.kill_screen_from_level,
                 },
                 "settings": asdict(spec.settings),
                 "level": spec.level,

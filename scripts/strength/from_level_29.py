@@ -1,13 +1,14 @@
 """Kill-screen weight sets compared where the format's games meet the kill screen.
 
 Games of the community's format (level 18, an 18-frame reaction) are played to level 29
-once with `--evaluator` (no kill_screen set), the pieces drawn from the game's seed
-(`simulate --same-pieces`), and the states they reach level 29 in are kept (`--cache`).
-That evaluator and each kill_screen set (its weights changed from level 29 on) then play
-every one of those states on to level 39 with the same pieces, so the differences are
-paired. Prints, per set: games reaching level 39, the line clears' points from level 29 to
-level 39 or the top-out (BetaTetris's count), the paired difference ± one standard error,
-and the lines played from level 29 with their Tetris share.
+(or `--arrive-level`, to judge an approach that takes over before it) once with
+`--evaluator` (no kill_screen set), the pieces drawn from the game's seed (`simulate
+--same-pieces`), and the states they reach that level in are kept (`--cache`). That
+evaluator and each kill_screen set (its weights changed from level 29 on, or its
+from_level) then play every one of those states on to level 39 with the same pieces, so
+the differences are paired. Prints, per set: games reaching level 39, the line clears'
+points from there to level 39 or the top-out (BetaTetris's count), the paired difference
+± one standard error, and the lines played from there with their Tetris share.
 
     .venv/bin/python scripts/strength/from_level_29.py --games 200 --seed 7000 \\
         --set 'low6={"high_stack": 10, "safe_stack_height": 6}'
@@ -42,20 +43,21 @@ def _planner(evaluator: Evaluator, settings: PlannerSettings) -> object:
     return _planners[key]
 
 
-def arrive(job: tuple[Evaluator, PlannerSettings, int, int]) -> dict | None:
-    """Game `index` of `seed` played to level 29: its state then, or None if it topped out."""
-    evaluator, settings, seed, index = job
+def arrive(job: tuple[Evaluator, PlannerSettings, int, int, int]) -> dict | None:
+    """Game `index` of `seed` played to `arrive_level`: its state then, or None if it topped
+    out."""
+    evaluator, settings, seed, index, arrive_level = job
     rng, spawn_count, frame_counter = game_setup(seed, index)
     game = Game.start(START_LEVEL, rng, spawn_count, frame_counter)
     result = play(
         _planner(evaluator, settings),
         game,
         MAX_FRAMES,
-        KILL_SCREEN_LEVEL,
+        arrive_level,
         REACTION,
         pieces_seed_of(seed, index),
     )
-    if result["topped_out"] or result["level"] < KILL_SCREEN_LEVEL:
+    if result["topped_out"] or result["level"] < arrive_level:
         return None
     return game.state()
 
@@ -105,9 +107,16 @@ def main() -> None:
         action="append",
         default=[],
         metavar="NAME=JSON",
-        help="a kill_screen set: weights (and safe_stack_height) changed from the default's",
+        help="a kill_screen set: weights (and safe_stack_height, from_level) changed from "
+        "the evaluator's",
     )
     parser.add_argument("--cache", type=Path, default=Path("from_level_29"))
+    parser.add_argument(
+        "--arrive-level",
+        type=int,
+        default=KILL_SCREEN_LEVEL,
+        help="the level the states are kept at (29; earlier to judge a from_level)",
+    )
     args = parser.parse_args()
 
     settings = PlannerSettings(reaction=REACTION, tap_hz=args.tap_hz)
@@ -118,16 +127,22 @@ def main() -> None:
         sets[name] = with_kill_screen(base, name, json.loads(text))
 
     args.cache.mkdir(parents=True, exist_ok=True)
-    states_file = args.cache / f"states-{base.name}-{args.tap_hz}hz-{args.seed}-{args.games}.json"
+    level_tag = "" if args.arrive_level == KILL_SCREEN_LEVEL else f"-level{args.arrive_level}"
+    states_file = (
+        args.cache / f"states-{base.name}-{args.tap_hz}hz-{args.seed}-{args.games}{level_tag}.json"
+    )
     if not states_file.exists():
-        jobs = [(base, settings, args.seed, i) for i in range(args.games)]
+        jobs = [(base, settings, args.seed, i, args.arrive_level) for i in range(args.games)]
         states: list[dict | None] = [None] * args.games
         for i, state in map_indexed(arrive, jobs, args.workers):
             states[i] = state
         states_file.write_text(json.dumps(states))
     states = json.loads(states_file.read_text())
     arrived = [i for i, state in enumerate(states) if state is not None]
-    print(f"{len(arrived)} of {args.games} games reach level 29 (tap rate {args.tap_hz} Hz)")
+    print(
+        f"{len(arrived)} of {args.games} games reach level {args.arrive_level} "
+        f"(tap rate {args.tap_hz} Hz)"
+    )
 
     outcomes: dict[str, list[dict]] = {}
     for name, evaluator in sets.items():
@@ -146,7 +161,7 @@ def main() -> None:
         lines = sum(r["lines"] for r in results)
         tetris_share = 4 * sum(r["tetrises"] for r in results) / max(lines, 1)
         print(
-            f"{name:22} reach 39 {reach:6.1%}  points 29-39 {points.mean():9,.0f}  "
+            f"{name:22} reach 39 {reach:6.1%}  points to 39 {points.mean():9,.0f}  "
             f"difference {difference.mean():+9,.0f} ± {se:7,.0f}  "
             f"lines {lines / len(results):5.1f}  Tetris share {tetris_share:.0%}"
         )
