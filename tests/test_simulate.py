@@ -16,7 +16,7 @@ from nesbot.bot.planning import PlannerSettings, build_planner
 from nesbot.bot.policy import Bot
 from nesbot.bot.simulated_ram import run_policy
 from nesbot.errors import NesbotError
-from nesbot.evaluation.evaluators import EVALUATORS
+from nesbot.evaluation.evaluators import EVALUATORS, Evaluator
 from nesbot.lab.simulate import (
     GameSpec,
     game_setup,
@@ -196,34 +196,35 @@ def test_level_39_figures_count_a_top_out_before_it_at_its_final_score():
     assert "reach level 39" in summary.describe() and "reach level 39" not in below.describe()
 
 
-def _kill_screen_games(level: int, kill_screen: dict[str, float]) -> list[dict]:
-    """A game from `level` with the reaction by nesbot-rightwell-safe with `kill_screen`, by
-    the safe set changed as kill_screen changes it throughout, and by the safe set."""
-    safe = EVALUATORS["nesbot-rightwell-safe"]
-    throughout = dataclasses.replace(
-        safe, name="low", weights=safe.weights | {"high_stack": 10.0}, safe_stack_height=3.0
-    )
-    kill = dataclasses.replace(safe, name="kill", kill_screen=kill_screen)
-    settings = PlannerSettings(reaction=18)
-    return [
-        play(build_planner(e, settings), Game.start(level, nes_rng(9), 0, 0), 4000, reaction=18)
-        for e in (kill, throughout, safe)
-    ]
-
-
+SAFE = EVALUATORS["nesbot-rightwell-safe"]
 LOWER = {"high_stack": 10.0, "safe_stack_height": 3.0}
+# The safe set changed throughout as LOWER changes it from where a kill_screen set takes over.
+LOWER_THROUGHOUT = dataclasses.replace(
+    SAFE, name="low", weights=SAFE.weights | {"high_stack": 10.0}, safe_stack_height=3.0
+)
+
+
+def _game_from(level: int, evaluator: Evaluator) -> dict:
+    """A game started at `level`, played with the reaction."""
+    planner = build_planner(evaluator, PlannerSettings(reaction=18))
+    return play(planner, Game.start(level, nes_rng(9), 0, 0), 4000, reaction=18)
+
+
+def _with_kill_screen(kill_screen: dict[str, float]) -> Evaluator:
+    return dataclasses.replace(SAFE, name="kill", kill_screen=kill_screen)
 
 
 def test_a_kill_screen_set_plays_from_level_29_as_that_set_would_throughout():
-    kill, throughout, safe = _kill_screen_games(29, LOWER)
-    assert kill == throughout != safe
+    kill = _game_from(29, _with_kill_screen(LOWER))
+    assert kill == _game_from(29, LOWER_THROUGHOUT) != _game_from(29, SAFE)
     assert kill["lines"] > 20
 
 
 def test_a_kill_screen_set_from_an_earlier_level_plays_from_there():
-    kill, throughout, safe = _kill_screen_games(27, LOWER | {"from_level": 27})
-    assert kill == throughout != safe
-    assert _kill_screen_games(27, LOWER)[0] == safe  # from level 29: not yet
+    safe = _game_from(27, SAFE)
+    from_27 = _game_from(27, _with_kill_screen(LOWER | {"from_level": 27}))
+    assert from_27 == _game_from(27, LOWER_THROUGHOUT) != safe
+    assert _game_from(27, _with_kill_screen(LOWER)) == safe  # from level 29: not yet
 
 
 def test_game_setup_depends_only_on_seed_and_index():

@@ -63,7 +63,7 @@ def arrive(job: tuple[Evaluator, PlannerSettings, int, int, int]) -> dict | None
 
 
 def play_on(job: tuple[Evaluator, PlannerSettings, int, int, dict]) -> dict:
-    """A level-29 state played on to level 39 (or the top-out) with the same pieces."""
+    """A kept state played on to level 39 (or the top-out) with the same pieces."""
     evaluator, settings, seed, index, state = job
     lines_before = bcd_value(*state["lines"])
     result = play(
@@ -85,7 +85,7 @@ def play_on(job: tuple[Evaluator, PlannerSettings, int, int, dict]) -> dict:
 
 def with_kill_screen(base: Evaluator, name: str, change: dict[str, float]) -> Evaluator:
     """`base` with a kill_screen set: its own weights, changed by `change` (which may set
-    safe_stack_height)."""
+    safe_stack_height and from_level)."""
     kill = dict(base.weights) | {"safe_stack_height": base.safe_stack_height} | change
     return dataclasses.replace(base, name=name, kill_screen=kill)
 
