@@ -197,20 +197,19 @@ def test_the_reaction_plays_stackrabbits_safe_setting_of_the_same_evaluation():
     assert "PLAY_SAFE" in safe.provenance["source"]
 
 
-def test_the_reaction_keeps_the_stack_lower_and_flatter_from_level_29_and_nothing_else():
-    """The default with a reaction is the safe setting with a kill_screen set: from level 29
-    on, high_stack counts from 6 rows, the height term is doubled again and a step past
-    3 rows between columns costs six times as much."""
+def test_the_reaction_prices_towers_and_keeps_the_stack_lower_from_level_29():
+    """The default with a reaction is the safe setting with a step past 3 rows between
+    columns six times as dear throughout, and a kill_screen set: from level 29 on,
+    high_stack counts from 6 rows and the height term is doubled again."""
     killscreen = EVALUATORS["nesbot-rightwell-killscreen"]
     safe = EVALUATORS["nesbot-rightwell-safe"]
-    assert killscreen.weights == safe.weights
+    assert killscreen.weights == safe.weights | {"extreme_gap": 6 * safe.weights["extreme_gap"]}
     assert killscreen.safe_stack_height == safe.safe_stack_height
     assert safe.kill_screen == {}
     assert killscreen.kill_screen == {
         "high_stack": 10.0,
         "stack_height_over": 2 * safe.weights["stack_height_over"],
         "safe_stack_height": 6.0,
-        "extreme_gap": 6 * safe.weights["extreme_gap"],
     }
     assert "reach 39" in killscreen.provenance["evaluation"]["format_30hz"]
 

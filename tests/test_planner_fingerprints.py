@@ -18,24 +18,25 @@ FRAMES = 3000
 # mode: (settings, level, frames, fingerprint, plans)
 PINNED = {
     "defaults": (PlannerSettings(), 19, FRAMES, "a7017a7bb84957e3", 67),
-    "--reaction 18": (PlannerSettings(reaction=18), 19, FRAMES, "47d5c667bca3057b", 143),
+    # nesbot-rightwell-killscreen, the default with a reaction, prices towers (extreme_gap 12)
+    "--reaction 18": (PlannerSettings(reaction=18), 19, FRAMES, "58cb02f7191bd75b", 145),
     "--reaction 18 --no-hedge": (
         PlannerSettings(reaction=18, hedge=False),
         19,
         FRAMES,
-        "461d784459351df9",
-        143,
+        "c8a789e3e614570c",
+        148,
     ),
     # Six plans a blind piece: half the frames keep it as quick as the others.
     "--reaction 18 --premove 2": (
         PlannerSettings(reaction=18, premove=2),
         19,
         FRAMES // 2,
-        "14a255c31af85e16",
-        74,
+        "d4ee3fd757ea4d16",
+        75,
     ),
     "--level 29": (PlannerSettings(), 29, FRAMES, "5acc9f6f0c658ff6", 98),
-    # nesbot-rightwell-killscreen, the default with a reaction, keeps a lower, flatter stack from 29
+    # and from level 29 keeps a lower stack
     "--level 29 --reaction 18": (
         PlannerSettings(reaction=18),
         29,

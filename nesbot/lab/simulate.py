@@ -77,16 +77,29 @@ class GameSpec:
 _planner: tuple[tuple[Evaluator, PlannerSettings], Planner] | None = None
 
 
-def play_one(spec: GameSpec) -> dict:
-    """Play one simulated game; each process keeps the planner of its last evaluator."""
+def planner_for(evaluator: Evaluator, settings: PlannerSettings) -> Planner:
+    """The planner of `evaluator` and `settings`; each process keeps its last one."""
     global _planner
-    key = (spec.evaluator, spec.settings)
+    key = (evaluator, settings)
     if _planner is None or _planner[0] != key:
-        _planner = (key, build_planner(spec.evaluator, spec.settings))
+        _planner = (key, build_planner(evaluator, settings))
+    return _planner[1]
+
+
+def start_game(spec: GameSpec) -> tuple[Game, int]:
+    """Game `spec.index` of `spec.seed` at its first piece, and its pieces seed for
+    simulate.play (-1: the NES picker's own)."""
     rng, spawn_count, frame_counter = game_setup(spec.seed, spec.index)
     game = Game.start(spec.level, rng, spawn_count, frame_counter)
     pieces_seed = pieces_seed_of(spec.seed, spec.index) if spec.same_pieces else -1
-    return play(_planner[1], game, MAX_FRAMES, spec.stop_level, spec.settings.reaction, pieces_seed)
+    return game, pieces_seed
+
+
+def play_one(spec: GameSpec) -> dict:
+    """Play one simulated game."""
+    game, pieces_seed = start_game(spec)
+    planner = planner_for(spec.evaluator, spec.settings)
+    return play(planner, game, MAX_FRAMES, spec.stop_level, spec.settings.reaction, pieces_seed)
 
 
 OnResult = Callable[[int, dict], None]  # (index in specs, result) as each game ends

@@ -24,39 +24,31 @@ import numpy as np
 from nesbot._core.game import Game
 from nesbot._core.pieces import KILL_SCREEN_LEVEL
 from nesbot._core.simulate import play
-from nesbot.bot.planning import PlannerSettings, build_planner
+from nesbot.bot.planning import PlannerSettings
 from nesbot.evaluation.evaluators import Evaluator, get_evaluator
-from nesbot.lab.simulate import MAX_FRAMES, game_setup, map_indexed, pieces_seed_of
+from nesbot.lab.simulate import (
+    MAX_FRAMES,
+    GameSpec,
+    map_indexed,
+    pieces_seed_of,
+    planner_for,
+    start_game,
+)
 from nesbot.nes.ram import bcd_value
 
 START_LEVEL = 18
 REACTION = 18
 LEVEL_39 = 39
 
-_planners: dict[tuple[Evaluator, PlannerSettings], object] = {}
-
-
-def _planner(evaluator: Evaluator, settings: PlannerSettings) -> object:
-    key = (evaluator, settings)
-    if key not in _planners:
-        _planners[key] = build_planner(evaluator, settings)
-    return _planners[key]
-
 
 def arrive(job: tuple[Evaluator, PlannerSettings, int, int, int]) -> dict | None:
     """Game `index` of `seed` played to `arrive_level`: its state then, or None if it topped
     out."""
     evaluator, settings, seed, index, arrive_level = job
-    rng, spawn_count, frame_counter = game_setup(seed, index)
-    game = Game.start(START_LEVEL, rng, spawn_count, frame_counter)
-    result = play(
-        _planner(evaluator, settings),
-        game,
-        MAX_FRAMES,
-        arrive_level,
-        REACTION,
-        pieces_seed_of(seed, index),
-    )
+    spec = GameSpec(evaluator, settings, START_LEVEL, seed, index, arrive_level, same_pieces=True)
+    game, pieces_seed = start_game(spec)
+    planner = planner_for(evaluator, settings)
+    result = play(planner, game, MAX_FRAMES, arrive_level, REACTION, pieces_seed)
     if result["topped_out"] or result["level"] < arrive_level:
         return None
     return game.state()
@@ -67,7 +59,7 @@ def play_on(job: tuple[Evaluator, PlannerSettings, int, int, dict]) -> dict:
     evaluator, settings, seed, index, state = job
     lines_before = bcd_value(*state["lines"])
     result = play(
-        _planner(evaluator, settings),
+        planner_for(evaluator, settings),
         Game.from_state(state),
         MAX_FRAMES,
         LEVEL_39,
