@@ -226,16 +226,16 @@ def load_weights(path: str | os.PathLike[str]) -> Weights:
     if not isinstance(data["provenance"], dict):
         raise NesbotError(f"weights file {path}: provenance must be a JSON object")
     try:
-        check_kill_screen(kill_screen)
+        # Weights checks the kill_screen set itself (check_kill_screen: from_level's range)
+        return Weights.named(
+            {name: data[name] for name in ALL_FEATURE_NAMES if name in data},
+            data["ceiling"],
+            data.get("safe_stack_height", DEFAULT_SAFE_STACK_HEIGHT),
+            data["provenance"],
+            kill_screen,
+        )
     except ValueError as e:
         raise NesbotError(f"weights file {path}: {e}") from None
-    return Weights.named(
-        {name: data[name] for name in ALL_FEATURE_NAMES if name in data},
-        data["ceiling"],
-        data.get("safe_stack_height", DEFAULT_SAFE_STACK_HEIGHT),
-        data["provenance"],
-        kill_screen,
-    )
 
 
 def save_weights(weights: Weights, path: str | os.PathLike[str]) -> None:
