@@ -110,7 +110,7 @@ cdef int choose_blind(Planner planner, const GameC* g, Verdict* verdict) noexcep
                               c.chain.landing, c.chain.level, &planner.weights)
         planner._keep(&c, planner.width)
     hedge = planner.hedge and planner.premove == 0 and windowed and planner.lookahead > 0
-    planner._look_ahead(NES_PIECE_TYPE[g.piece.orientation], hedge)
+    planner._look_ahead(NES_PIECE_TYPE[g.piece.orientation], hedge, g.level)
     best = planner._commit(g, verdict)
     planner.has_next_lock = False
     if best < 0 or verdict.rank == RANK_TETRIS_NOW:

@@ -62,7 +62,7 @@ from nesbot._core.board cimport (
     has_tuck_spot,
 )
 from nesbot._core.features import ALL_FEATURE_NAMES  # the table the F_ slots come from
-from nesbot._core.pieces cimport LEVEL_ONE_FRAME_ROWS, NES_SPAWN_TABLE
+from nesbot._core.pieces cimport LEVEL_ONE_FRAME_ROWS, NES_CELLS, NES_SPAWN_TABLE
 from nesbot._core.rules cimport SPAWN_X, SPAWN_Y
 from nesbot._core.surface cimport surface_index
 
@@ -305,12 +305,22 @@ cdef inline bint tetris_ready(const Board* b, int column, int height) noexcept n
     return True
 
 
+cdef inline int first_filled_row(const int* heights) noexcept nogil:
+    """The top row of the stack (FIELD_ROWS if empty): every row above it is empty, so
+    the row loops below start there."""
+    cdef int c, tallest = 0
+    for c in range(WIDTH):
+        if heights[c] > tallest:
+            tallest = heights[c]
+    return FIELD_ROWS - tallest
+
+
 cdef void nes_features(const Board* b, const int* heights, double safe_height,
                        Features* out) noexcept nogil:
     cdef int c, r, well = 0, lowest = FIELD_ROWS + 1, total = 0, burns = 0
     cdef double over
     cdef unsigned int m, open_below = 0   # columns with an empty cell below row r
-    for r in range(FIELD_ROWS - 1, -1, -1):
+    for r in range(FIELD_ROWS - 1, first_filled_row(heights) - 1, -1):
         m = b.rows[r + BOARD_HIDDEN]
         burns += (m & (open_below | WELL_BIT)) != 0
         open_below |= ~m & FULL_ROW
@@ -373,7 +383,7 @@ cdef void well_features(const Board* b, const int* heights, const Weights* w, in
     scare = w.scare_height[level]
     beside = w.beside_well_height[level]
     # Holes beside the well: empty cells of columns 0-8 under their column's top.
-    for r in range(FIELD_ROWS):
+    for r in range(first_filled_row(heights), FIELD_ROWS):
         m = b.rows[r + BOARD_HIDDEN]
         if ~m & seen & STACK_COLUMNS:
             holes += popcount(~m & seen & STACK_COLUMNS)
@@ -495,8 +505,26 @@ cdef double evaluate(const Board* b, int lines_cleared, int burned, int lock_hei
     return s
 
 
+# The cells of the seven spawned pieces, a mask per board row: a board empty under every
+# mask blocks no spawn, which most boards the search judges are.
+cdef unsigned int SPAWN_CELLS[BOARD_ROWS]
+cdef int SPAWN_TOP = BOARD_ROWS, SPAWN_BOTTOM = 0     # the rows with spawn cells
+memset(SPAWN_CELLS, 0, sizeof(SPAWN_CELLS))
+for _t in range(7):
+    for _k in range(4):
+        _r = SPAWN_Y + BOARD_HIDDEN + NES_CELLS[NES_SPAWN_TABLE[_t]][_k][1]
+        SPAWN_CELLS[_r] |= 1 << (SPAWN_X + NES_CELLS[NES_SPAWN_TABLE[_t]][_k][0])
+        SPAWN_TOP = min(SPAWN_TOP, _r)
+        SPAWN_BOTTOM = max(SPAWN_BOTTOM, _r)
+
+
 cdef bint blocks_spawn(const Board* b) noexcept nogil:
     cdef int t
+    cdef unsigned int overlap = 0
+    for t in range(SPAWN_TOP, SPAWN_BOTTOM + 1):
+        overlap |= b.rows[t] & SPAWN_CELLS[t]
+    if not overlap:
+        return False
     for t in range(7):
         if not fits(b, NES_SPAWN_TABLE[t], SPAWN_X, SPAWN_Y):
             return True

@@ -51,6 +51,8 @@ cdef class Planner:
     cdef public int deep_width       # lookahead 2: the best candidates it re-judges
     cdef public int deep_branch      # lookahead 2: the first unknown piece's placements it
                                      # follows with the second (its best by one-piece value)
+    cdef public int kill_deep_width  # the same two from level 29 (a row a frame: fewer
+    cdef public int kill_deep_branch # placements, and every one is chosen blind)
     cdef public int width            # first placements the lookahead (and the next piece's
                                      # search) re-judge
     cdef public int premove          # choose_blind: blind candidates whose first `reaction`
@@ -79,9 +81,10 @@ cdef class Planner:
                          Candidate* out) noexcept nogil
     cdef double _expected_best(self, const Chain* chain, int before_type,
                                bint further, double* by_type) noexcept nogil
-    cdef void _look_ahead(self, int before_type, bint hedge) noexcept nogil
-    cdef double _expected_deeper(self, const Chain* c, int before_type) noexcept nogil
-    cdef void _look_deeper(self, int before_type) noexcept nogil
+    cdef void _look_ahead(self, int before_type, bint hedge, int level) noexcept nogil
+    cdef double _expected_deeper(self, const Chain* c, int before_type,
+                                 int branch) noexcept nogil
+    cdef void _look_deeper(self, int before_type, int level) noexcept nogil
     cdef int _commit(self, const GameC* g, Verdict* verdict) noexcept nogil
     # The best placement of the game's active piece (an index into first.placements), or
     # -1 if it has none; sets path/path_length, next_lock and *verdict. Never -1 while the

@@ -13,6 +13,8 @@ class Planner:
     lookahead: int
     deep_width: int
     deep_branch: int
+    kill_deep_width: int
+    kill_deep_branch: int
     width: int
     premove: int
     reaction: int
@@ -41,4 +43,6 @@ class Planner:
 
 DEFAULT_DEEP_WIDTH: int
 DEFAULT_DEEP_BRANCH: int
+DEFAULT_KILL_DEEP_WIDTH: int
+DEFAULT_KILL_DEEP_BRANCH: int
 DEEP_BRANCH_MAX: int

@@ -25,7 +25,12 @@ from nesbot._core.evaluate cimport (
 )
 from nesbot._core.game cimport Game
 from nesbot._core.moves cimport Placement, Searcher, plain_path
-from nesbot._core.pieces cimport NES_ORIENTATIONS, NES_PIECE_TYPE, NES_SPAWN_TABLE
+from nesbot._core.pieces cimport (
+    LEVEL_ONE_FRAME_ROWS,
+    NES_ORIENTATIONS,
+    NES_PIECE_TYPE,
+    NES_SPAWN_TABLE,
+)
 from nesbot._core.rules cimport (
     Game as GameC,
     Piece,
@@ -39,9 +44,16 @@ from nesbot._core.rules cimport (
 cdef enum:
     DEEP_WIDTH = 3       # lookahead 2's defaults (Planner.deep_width, deep_branch)
     DEEP_BRANCH = 2
+    # From level 29 a piece has a third of its placements and the reaction hides every next
+    # piece: the search goes wider and deeper there, inside the time budget (p99 under 16 ms
+    # a plan; 8 first placements went over it, docs/strength.md).
+    KILL_DEEP_WIDTH = 6
+    KILL_DEEP_BRANCH = 4
     MAX_DEEP_BRANCH = 8
 DEFAULT_DEEP_WIDTH = DEEP_WIDTH      # for nesbot.bot.planning
 DEFAULT_DEEP_BRANCH = DEEP_BRANCH
+DEFAULT_KILL_DEEP_WIDTH = KILL_DEEP_WIDTH
+DEFAULT_KILL_DEEP_BRANCH = KILL_DEEP_BRANCH
 DEEP_BRANCH_MAX = MAX_DEEP_BRANCH
 
 
@@ -124,6 +136,8 @@ cdef class Planner:
         self.lookahead = lookahead
         self.deep_width = DEEP_WIDTH
         self.deep_branch = DEEP_BRANCH
+        self.kill_deep_width = KILL_DEEP_WIDTH
+        self.kill_deep_branch = KILL_DEEP_BRANCH
         self.width = width
         self.premove = 0
         self.reaction = 0
@@ -295,13 +309,14 @@ cdef class Planner:
                 self._best_pair(g, &spawn, firsts[k], True, &c)
                 self._keep(&c, room)
         if self.lookahead:
-            self._look_ahead(NES_PIECE_TYPE[g.next_piece], False)
+            self._look_ahead(NES_PIECE_TYPE[g.next_piece], False, g.level)
         return self._commit(g, verdict)
 
-    cdef void _look_ahead(self, int before_type, bint hedge) noexcept nogil:
+    cdef void _look_ahead(self, int before_type, bint hedge, int level) noexcept nogil:
         """Re-judge the candidates by the expected value of the unknown piece after them;
         with `hedge`, keep each one's value per next type for _hedge (before lookahead 2
-        drops all but its best few), its rank priced as the premove prices it."""
+        drops all but its best few), its rank priced as the premove prices it. `level`:
+        the game's, which decides lookahead 2's widths."""
         cdef int k, t
         for k in range(self.candidate_count):
             if self.candidates[k].has_next:
@@ -315,14 +330,18 @@ cdef class Planner:
                 for t in range(7):
                     self.hedge_values[k][t] += rank_price(self.candidates[k].verdict.rank)
         if self.lookahead == 2:
-            self._look_deeper(before_type)
+            self._look_deeper(before_type, level)
 
-    cdef void _look_deeper(self, int before_type) noexcept nogil:
+    cdef void _look_deeper(self, int before_type, int level) noexcept nogil:
         """Lookahead 2: the `deep_width` best candidates by the lookahead's verdicts are
         judged again two unknown pieces deep (_expected_deeper), and only they remain: a
-        deeper value cannot be compared with a shallower one."""
+        deeper value cannot be compared with a shallower one. From level 29 on, the
+        `kill_deep_width` best, `kill_deep_branch` deep."""
         cdef int k, j
         cdef Candidate c
+        cdef bint kill = level >= LEVEL_ONE_FRAME_ROWS
+        cdef int width = self.kill_deep_width if kill else self.deep_width
+        cdef int branch = self.kill_deep_branch if kill else self.deep_branch
         # insertion sort, best first (the lookahead changed the values _keep sorted by)
         for k in range(1, self.candidate_count):
             c = self.candidates[k]
@@ -331,24 +350,25 @@ cdef class Planner:
                 self.candidates[j] = self.candidates[j - 1]
                 j -= 1
             self.candidates[j] = c
-        if 1 <= self.deep_width < self.candidate_count:
-            self.candidate_count = self.deep_width
+        if 1 <= width < self.candidate_count:
+            self.candidate_count = width
         for k in range(self.candidate_count):
             if self.candidates[k].has_next:
                 self.candidates[k].verdict.value = self._expected_deeper(
-                    &self.candidates[k].chain, before_type)
+                    &self.candidates[k].chain, before_type, branch)
 
-    cdef double _expected_deeper(self, const Chain* c, int before_type) noexcept nogil:
+    cdef double _expected_deeper(self, const Chain* c, int before_type,
+                                 int branch) noexcept nogil:
         """The expected value, over the piece the picker draws after `before_type`, of its
-        best placement on c's board among its `deep_branch` best by one-piece value, each
+        best placement on c's board among its `branch` best by one-piece value, each
         valued by the expected best placement of the piece the picker draws after it (plain
         paths at the level each leaves; rules 3-4 as in _expected_best)."""
         cdef Piece spawn
         cdef Branch branches[MAX_DEEP_BRANCH]
         cdef Branch b, best
         cdef int t, k, m, slot, kept
-        cdef int branch = min(self.deep_branch, <int>MAX_DEEP_BRANCH)
         cdef double expected = 0.0
+        branch = min(branch, <int>MAX_DEEP_BRANCH)
         spawn.das = 0
         spawn.hold_down_points = 0
         for t in range(7):

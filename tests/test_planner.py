@@ -265,16 +265,24 @@ def _best_value(rows: list[int], piece_type: int, level: int, evaluator) -> floa
     )
 
 
-def test_lookahead_2_weighs_two_unknown_pieces_with_the_pickers_odds():
+@pytest.mark.parametrize(
+    ("level", "settings"),
+    [
+        (19, PlannerSettings(lookahead=2, deep_width=2, deep_branch=3, kill_screen_deep_branch=1)),
+        (29, PlannerSettings(lookahead=2, deep_width=2, deep_branch=1, kill_screen_deep_branch=3)),
+    ],
+)
+def test_lookahead_2_weighs_two_unknown_pieces_with_the_pickers_odds(level, settings):
     """The value of lookahead 2's plan, rebuilt by brute force: over the third piece (the
-    picker's odds after the next), the best of its `deep_branch` best placements by their
-    own evaluation, each valued by the expected best placement of the fourth piece (the odds
-    after the third). Hidamari's weights read the board alone and have no calming rules,
-    so nothing else enters the value."""
+    picker's odds after the next), the best of its 3 best placements by their own
+    evaluation (`deep_branch`; from level 29, `kill_screen_deep_branch`), each valued by the
+    expected best placement of the fourth piece (the odds after the third). Hidamari's
+    weights read the board alone and have no calming rules, so nothing else enters the
+    value."""
     hidamari = EVALUATORS["hidamari"]
     rows = [0] * 13 + [0b0000110000, 0b1000111001, 0b1101111011] + [0b1111011111] * 4
-    game = Game.spawned(rows, T_DOWN, 0x0E, 19)  # T now, L next
-    planner = build_planner(hidamari, PlannerSettings(lookahead=2, deep_width=2, deep_branch=3))
+    game = Game.spawned(rows, T_DOWN, 0x0E, level)  # T now, L next
+    planner = build_planner(hidamari, settings)
     _pads, x, y, orientation, value = planner.plan(game)
     after = _after_locks(game, (x, y, orientation), planner.next_lock)
     odds = piece_odds()

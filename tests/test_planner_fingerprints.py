@@ -36,9 +36,17 @@ PINNED = {
         75,
     ),
     "--level 29": (PlannerSettings(), 29, FRAMES, "5acc9f6f0c658ff6", 98),
-    # and from level 29 keeps a lower stack
+    # and from level 29 keeps a lower stack, its lookahead 2 wider and deeper there
     "--level 29 --reaction 18": (
         PlannerSettings(reaction=18),
+        29,
+        FRAMES,
+        "653787f738eab1cf",
+        110,
+    ),
+    # with level 19's widths from level 29 too, the decisions before those widths existed
+    "--level 29 --reaction 18, lookahead 2 as before level 29": (
+        PlannerSettings(reaction=18, kill_screen_deep_width=3, kill_screen_deep_branch=2),
         29,
         FRAMES,
         "17ff1002e48e3877",

@@ -296,6 +296,26 @@ def test_saved_games_let_a_run_go_on_where_it_stopped(tmp_path):
     assert len(path.read_text().splitlines()) == 5  # refused, and left as it was
 
 
+def test_saved_games_of_an_older_nesbot_go_on_as_the_run_they_were(tmp_path):
+    """A file whose run names no kill_screen_ widths (nesbot before them) was played with
+    level 19's widths from level 29 too: that run goes on from it, today's default is
+    another run."""
+    path = tmp_path / "games.jsonl"
+    before = PlannerSettings(kill_screen_deep_width=3, kill_screen_deep_branch=2)
+    simulate(MEATFIGHTER, 1, level=29, seed=11, settings=before, progress=False, save_games=path)
+    header, *games = (json.loads(line) for line in path.read_text().splitlines())
+    for key in ("kill_screen_deep_width", "kill_screen_deep_branch"):
+        del header["run"]["settings"][key]
+    path.write_text("".join(json.dumps(line) + "\n" for line in [header, *games]))
+    with pytest.raises(NesbotError, match="holds the games of another run"):
+        simulate(MEATFIGHTER, 2, level=29, seed=11, progress=False, save_games=path)
+    _, results = simulate(
+        MEATFIGHTER, 2, level=29, seed=11, settings=before, progress=False, save_games=path
+    )
+    assert results[0] == {k: v for k, v in games[0].items() if k != "index"}  # not played again
+    assert len(path.read_text().splitlines()) == 3
+
+
 def test_simulate_json_and_plot(tmp_path):
     plot = tmp_path / "scores.png"
     result = nesbot(

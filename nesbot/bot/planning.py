@@ -7,8 +7,16 @@ bot on the ROM and the simulated games always plan alike.
 """
 
 from dataclasses import dataclass
+from typing import Any
 
-from nesbot._core.planner import DEEP_BRANCH_MAX, DEFAULT_DEEP_BRANCH, DEFAULT_DEEP_WIDTH, Planner
+from nesbot._core.planner import (
+    DEEP_BRANCH_MAX,
+    DEFAULT_DEEP_BRANCH,
+    DEFAULT_DEEP_WIDTH,
+    DEFAULT_KILL_DEEP_BRANCH,
+    DEFAULT_KILL_DEEP_WIDTH,
+    Planner,
+)
 from nesbot.errors import NesbotError
 
 TAP_RATES = {30: 2, 20: 3, 15: 4, 12: 5, 10: 6}  # Hz -> frames between presses of a button
@@ -19,7 +27,8 @@ DEFAULT_LOOKAHEAD = 2
 # ranked by the two known pieces alone).
 DEFAULT_WIDTH = 8
 # Lookahead 2 judges again DEFAULT_DEEP_WIDTH first placements two unknown pieces deep,
-# following the first unknown piece's DEFAULT_DEEP_BRANCH best placements with the second.
+# following the first unknown piece's DEFAULT_DEEP_BRANCH best placements with the second;
+# from level 29 on, DEFAULT_KILL_DEEP_WIDTH and DEFAULT_KILL_DEEP_BRANCH.
 MAX_PREMOVE = 8  # each option costs about 7 plans
 
 
@@ -39,7 +48,9 @@ class PlannerSettings:
     they are chosen among the blind best's path, no input, and the plain paths toward
     every column and orientation, by the best blind candidate the replan still reaches for
     each next piece (the values the lookahead already found: real time); False: toward
-    the best placement.
+    the best placement. deep_width, deep_branch: lookahead 2's first placements judged two
+    unknown pieces deep, and the first unknown piece's placements followed; the
+    kill_screen_ pair: the same in plans made from level 29 on.
     """
 
     tap_hz: int = 30
@@ -51,6 +62,8 @@ class PlannerSettings:
     hedge: bool = True
     deep_width: int = DEFAULT_DEEP_WIDTH
     deep_branch: int = DEFAULT_DEEP_BRANCH
+    kill_screen_deep_width: int = DEFAULT_KILL_DEEP_WIDTH
+    kill_screen_deep_branch: int = DEFAULT_KILL_DEEP_BRANCH
 
     def __post_init__(self) -> None:
         if self.tap_hz not in TAP_RATES:
@@ -63,10 +76,14 @@ class PlannerSettings:
             raise NesbotError(f"--premove {self.premove} is outside 0-{MAX_PREMOVE}")
         if self.premove and not self.reaction:
             raise NesbotError("--premove needs --reaction: without one there is no premove")
-        if not 1 <= self.deep_width <= self.width:
-            raise NesbotError(f"deep width {self.deep_width} is outside 1-{self.width}")
-        if not 1 <= self.deep_branch <= DEEP_BRANCH_MAX:
-            raise NesbotError(f"deep branch {self.deep_branch} is outside 1-{DEEP_BRANCH_MAX}")
+        for name, width, branch in (
+            ("deep", self.deep_width, self.deep_branch),
+            ("kill-screen deep", self.kill_screen_deep_width, self.kill_screen_deep_branch),
+        ):
+            if not 1 <= width <= self.width:
+                raise NesbotError(f"{name} width {width} is outside 1-{self.width}")
+            if not 1 <= branch <= DEEP_BRANCH_MAX:
+                raise NesbotError(f"{name} branch {branch} is outside 1-{DEEP_BRANCH_MAX}")
         if self.next_search not in NEXT_SEARCHES:
             raise NesbotError(
                 f"--next-search {self.next_search!r} is not one of {', '.join(NEXT_SEARCHES)}"
@@ -78,6 +95,15 @@ class PlannerSettings:
 
 
 DEFAULT_SETTINGS = PlannerSettings()
+
+
+def settings_before_kill_screen_search(settings: dict[str, Any]) -> dict[str, Any]:
+    """PlannerSettings fields saved (asdict) before the kill_screen_ widths existed: those
+    plans searched as deep from level 29 as before it."""
+    return {
+        "kill_screen_deep_width": settings.get("deep_width", DEFAULT_DEEP_WIDTH),
+        "kill_screen_deep_branch": settings.get("deep_branch", DEFAULT_DEEP_BRANCH),
+    } | settings
 
 
 def build_planner(
@@ -106,5 +132,7 @@ def build_planner(
     planner.hedge = settings.hedge
     planner.deep_width = settings.deep_width
     planner.deep_branch = settings.deep_branch
+    planner.kill_deep_width = settings.kill_screen_deep_width
+    planner.kill_deep_branch = settings.kill_screen_deep_branch
     planner.reaction = settings.reaction
     return planner

@@ -13,9 +13,17 @@ import os
 from pathlib import Path
 from typing import Any
 
+from nesbot.bot.planning import settings_before_kill_screen_search
 from nesbot.errors import NesbotError
 
 FORMAT = "nesbot simulate games 1"
+
+
+def _as_today(run: Any) -> Any:
+    """A run named by an older nesbot, with the settings added since at what it played."""
+    if isinstance(run, dict) and isinstance(run.get("settings"), dict):
+        return run | {"settings": settings_before_kill_screen_search(run["settings"])}
+    return run
 
 
 class SavedGames:
@@ -30,7 +38,7 @@ class SavedGames:
             header, *games = lines
             if header.get("format") != FORMAT:
                 raise NesbotError(f"{self.path} is not a file of simulated games")
-            if header.get("run") != run:
+            if _as_today(header.get("run")) != run:
                 raise NesbotError(
                     f"{self.path} holds the games of another run (other weights, settings, "
                     "level, seed, stop level or pieces); give another file"

@@ -35,6 +35,7 @@ from nesbot.bot.planning import (
     DEFAULT_DEEP_WIDTH,
     DEFAULT_SETTINGS,
     PlannerSettings,
+    settings_before_kill_screen_search,
 )
 from nesbot.errors import NesbotError
 from nesbot.evaluation.evaluators import Evaluator
@@ -306,6 +307,7 @@ def load_checkpoint(
         "deep_width": DEFAULT_DEEP_WIDTH,
         "deep_branch": DEFAULT_DEEP_BRANCH,
     } | old_settings
+    saved["settings"] = settings_before_kill_screen_search(saved["settings"])
     if saved != wanted:
         differ = [k for k, v in wanted.items() if saved.get(k) != v]
         raise NesbotError(f"checkpoint {path} was made with other settings ({', '.join(differ)})")

@@ -12,6 +12,10 @@ points from there to level 39 or the top-out (BetaTetris's count), the paired di
 
     .venv/bin/python scripts/strength/from_level_29.py --games 200 --seed 7000 \\
         --set 'low6={"high_stack": 10, "safe_stack_height": 6}'
+
+A set's "planner" key changes the planner's settings for its row (PlannerSettings fields,
+e.g. {"kill_screen_deep_width": 8}); `--against NAME` takes the differences against that
+row instead of the evaluator's.
 """
 
 import argparse
@@ -102,6 +106,7 @@ def main() -> None:
         help="a kill_screen set: weights (and safe_stack_height, from_level) changed from "
         "the evaluator's",
     )
+    parser.add_argument("--against", metavar="NAME", help="the row differences are taken from")
     parser.add_argument("--cache", type=Path, default=Path("from_level_29"))
     parser.add_argument(
         "--arrive-level",
@@ -113,10 +118,16 @@ def main() -> None:
 
     settings = PlannerSettings(reaction=REACTION, tap_hz=args.tap_hz)
     base = get_evaluator(args.evaluator, reaction=REACTION)
-    sets = {base.name: base}
+    rows = {base.name: (base, settings)}
     for item in args.set:
         name, _, text = item.partition("=")
-        sets[name] = with_kill_screen(base, name, json.loads(text))
+        change = json.loads(text)
+        planner = dataclasses.replace(settings, **change.pop("planner", {}))
+        evaluator = with_kill_screen(base, name, change) if change else base
+        rows[name] = (evaluator, planner)
+    against = args.against or base.name
+    if against not in rows:
+        parser.error(f"--against {against}: no such row")
 
     args.cache.mkdir(parents=True, exist_ok=True)
     level_tag = "" if args.arrive_level == KILL_SCREEN_LEVEL else f"-level{args.arrive_level}"
@@ -137,14 +148,14 @@ def main() -> None:
     )
 
     outcomes: dict[str, list[dict]] = {}
-    for name, evaluator in sets.items():
-        jobs = [(evaluator, settings, args.seed, i, states[i]) for i in arrived]
+    for name, (evaluator, planner) in rows.items():
+        jobs = [(evaluator, planner, args.seed, i, states[i]) for i in arrived]
         results: list[dict] = [{}] * len(jobs)
         for k, result in map_indexed(play_on, jobs, args.workers):
             results[k] = result
         outcomes[name] = results
 
-    base_points = np.array([r["points"] for r in outcomes[base.name]], float)
+    base_points = np.array([r["points"] for r in outcomes[against]], float)
     for name, results in outcomes.items():
         points = np.array([r["points"] for r in results], float)
         difference = points - base_points
