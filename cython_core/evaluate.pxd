@@ -70,11 +70,12 @@ cdef void board_features(const Board* b, Features* out) noexcept nogil
 # The board features of indices 17..24 into out.f; out.f[F_LANDING_HEIGHT] is set to 0.
 cdef void extra_features(const Board* b, Features* out) noexcept nogil
 
-# The board features of indices 25..30 into out.f, from the board and its column tops
-# (`heights`, as column_heights in evaluate.pyx gives them; F_HIGH_STACK past `safe_height`
-# rows); out.f[F_BURNED_LINES] is set to 0, and out.f[F_SURFACE_VALUE] too until the
-# surface table is loaded (load_weights loads it for a nonzero weight).
-cdef void nes_features(const Board* b, const int* heights, double safe_height,
+# The board features of indices 25..30 into out.f, from the board, its column tops and
+# the stack's top row (`heights` and `top_row`, as column_heights in evaluate.pyx gives
+# them; F_HIGH_STACK past `safe_height` rows); out.f[F_BURNED_LINES] is set to 0, and
+# out.f[F_SURFACE_VALUE] too until the surface table is loaded (load_weights loads it for a
+# nonzero weight).
+cdef void nes_features(const Board* b, const int* heights, int top_row, double safe_height,
                        Features* out) noexcept nogil
 
 # The piece-range features (indices 31..32) into out.f, from the column tops with w's
@@ -82,10 +83,10 @@ cdef void nes_features(const Board* b, const int* heights, double safe_height,
 cdef void reach_features(const int* heights, const Weights* w, int level,
                          Features* out) noexcept nogil
 
-# The right-well features (indices 33..41) into out.f, from the board, its column tops
-# and w's heights at `level`.
-cdef void well_features(const Board* b, const int* heights, const Weights* w, int level,
-                        Features* out) noexcept nogil
+# The right-well features (indices 33..41) into out.f, from the board, its column tops,
+# the stack's top row (as for nes_features) and w's heights at `level`.
+cdef void well_features(const Board* b, const int* heights, int top_row, const Weights* w,
+                        int level, Features* out) noexcept nogil
 
 # Weighted sum of the features plus the ceiling penalty; lower is better. The caller
 # knows the placements: lines cleared, lines burned (cleared by non-Tetris clears), the

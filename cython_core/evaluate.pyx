@@ -276,21 +276,26 @@ cdef void extra_features(const Board* b, Features* out) noexcept nogil:
     out.f[F_LEFT_SIDE_HOLES] = left_side
 
 
-cdef inline void column_heights(const Board* b, int* heights) noexcept nogil:
-    """Each column's top as rows from the floor (0 for an empty column)."""
-    cdef int c, r
+cdef inline int column_heights(const Board* b, int* heights) noexcept nogil:
+    """Each column's top as rows from the floor (0 for an empty column). Returns the top
+    row of the stack (FIELD_ROWS if the board is empty): every row above it is empty, so
+    the features' row loops start there."""
+    cdef int c, r, top = FIELD_ROWS
     cdef unsigned int m, open_columns = FULL_ROW   # columns whose top is not found yet
     for c in range(WIDTH):
         heights[c] = 0
     # From the top down, each column once: a stack's cells are many, its columns ten.
     for r in range(FIELD_ROWS):
         m = b.rows[r + BOARD_HIDDEN] & open_columns
+        if m and top == FIELD_ROWS:
+            top = r
         open_columns &= ~m
         while m:
             heights[lowest_bit(m)] = FIELD_ROWS - r
             m &= m - 1
         if not open_columns:
             break
+    return top
 
 
 cdef inline bint tetris_ready(const Board* b, int column, int height) noexcept nogil:
@@ -305,22 +310,12 @@ cdef inline bint tetris_ready(const Board* b, int column, int height) noexcept n
     return True
 
 
-cdef inline int first_filled_row(const int* heights) noexcept nogil:
-    """The top row of the stack (FIELD_ROWS if empty): every row above it is empty, so
-    the row loops below start there."""
-    cdef int c, tallest = 0
-    for c in range(WIDTH):
-        if heights[c] > tallest:
-            tallest = heights[c]
-    return FIELD_ROWS - tallest
-
-
-cdef void nes_features(const Board* b, const int* heights, double safe_height,
+cdef void nes_features(const Board* b, const int* heights, int top_row, double safe_height,
                        Features* out) noexcept nogil:
     cdef int c, r, well = 0, lowest = FIELD_ROWS + 1, total = 0, burns = 0
     cdef double over
     cdef unsigned int m, open_below = 0   # columns with an empty cell below row r
-    for r in range(FIELD_ROWS - 1, first_filled_row(heights) - 1, -1):
+    for r in range(FIELD_ROWS - 1, top_row - 1, -1):
         m = b.rows[r + BOARD_HIDDEN]
         burns += (m & (open_below | WELL_BIT)) != 0
         open_below |= ~m & FULL_ROW
@@ -371,19 +366,19 @@ cdef inline double cube(double x) noexcept nogil:
 
 
 @cython.cdivision(True)   # every divisor is at least 2
-cdef void well_features(const Board* b, const int* heights, const Weights* w, int level,
-                        Features* out) noexcept nogil:
+cdef void well_features(const Board* b, const int* heights, int top_row, const Weights* w,
+                        int level, Features* out) noexcept nogil:
     # StackRabbit's right-well factors, from their definitions (evaluate.pxd); columns
     # 0-8 are the stack, 9 the well, 8 the column an I passes over to reach it.
     cdef double scare, beside, over, avg = 0.0, ratio, lift, penalty = 0.0
-    cdef int c, r, diff, gap = 0, holes = 0, good, top8, top_row
+    cdef int c, r, diff, gap = 0, holes = 0, good, top8, top8_row
     cdef unsigned int m, seen = 0, hole_rows = 0   # hole_rows: bit r = row r has a hole
     if level >= REACH_LEVELS:
         level = REACH_LEVELS - 1
     scare = w.scare_height[level]
     beside = w.beside_well_height[level]
     # Holes beside the well: empty cells of columns 0-8 under their column's top.
-    for r in range(first_filled_row(heights), FIELD_ROWS):
+    for r in range(top_row, FIELD_ROWS):
         m = b.rows[r + BOARD_HIDDEN]
         if ~m & seen & STACK_COLUMNS:
             holes += popcount(~m & seen & STACK_COLUMNS)
@@ -442,12 +437,12 @@ cdef void well_features(const Board* b, const int* heights, const Weights* w, in
                     penalty += 100.0     # a column only an I can fill
                     break
                 penalty += (top8 - heights[c]) * (top8 - heights[c])
-        top_row = FIELD_ROWS - top8
-        for r in range(top_row - 1 if top_row > 0 else 0, top_row + 1):
+        top8_row = FIELD_ROWS - top8
+        for r in range(top8_row - 1 if top8_row > 0 else 0, top8_row + 1):
             if hole_rows >> r & 1:
                 penalty += 50.0
-        for r in range(top_row - 2 if top_row > 1 else 0,
-                       top_row + 3 if top_row + 3 <= FIELD_ROWS else FIELD_ROWS):
+        for r in range(top8_row - 2 if top8_row > 1 else 0,
+                       top8_row + 3 if top8_row + 3 <= FIELD_ROWS else FIELD_ROWS):
             if hole_rows >> r & 1:
                 penalty += 50.0
         penalty *= cube(top8 / (scare if scare > 2.0 else 2.0))
@@ -470,6 +465,7 @@ cdef double evaluate(const Board* b, int lines_cleared, int burned, int lock_hei
     cdef double s = 0.0, safe_height
     cdef int i
     cdef int heights[WIDTH]          # column tops, for the NES and piece-range features
+    cdef int top_row = FIELD_ROWS    # the stack's top row
     cdef const double* ww = weights_at(w, level, &safe_height)
     # Lines and lock height come from the caller; the board's 15 features only when some
     # weight needs them (the right-well evaluator weighs none). The additions keep their
@@ -486,9 +482,9 @@ cdef double evaluate(const Board* b, int lines_cleared, int burned, int lock_hei
         for i in range(FEATURE_COUNT, SEED_FEATURE_COUNT):
             s += ww[i] * feat.f[i]
     if w.nes or w.reach or w.well:
-        column_heights(b, heights)
+        top_row = column_heights(b, heights)
     if w.nes:
-        nes_features(b, heights, safe_height, &feat)
+        nes_features(b, heights, top_row, safe_height, &feat)
         feat.f[F_BURNED_LINES] = burned
         for i in range(SEED_FEATURE_COUNT, NES_FEATURE_END):
             s += ww[i] * feat.f[i]
@@ -497,7 +493,7 @@ cdef double evaluate(const Board* b, int lines_cleared, int burned, int lock_hei
         for i in range(NES_FEATURE_END, REACH_FEATURE_END):
             s += ww[i] * feat.f[i]
     if w.well:
-        well_features(b, heights, w, level, &feat)
+        well_features(b, heights, top_row, w, level, &feat)
         for i in range(REACH_FEATURE_END, ALL_FEATURE_COUNT):
             s += ww[i] * feat.f[i]
     if w.ceiling_weight != 0.0:
@@ -739,12 +735,13 @@ cdef void every_feature(const Board* b, const Weights* w, int level, double safe
     the groups some weight needs); the caller-known ones are left for the caller. `w` gives
     the piece ranges' limits."""
     cdef int heights[WIDTH]
+    cdef int top_row
     board_features(b, f)
     extra_features(b, f)
-    column_heights(b, heights)
-    nes_features(b, heights, safe_height, f)
+    top_row = column_heights(b, heights)
+    nes_features(b, heights, top_row, safe_height, f)
     reach_features(heights, w, level, f)
-    well_features(b, heights, w, level, f)
+    well_features(b, heights, top_row, w, level, f)
 
 
 def board_features_py(rows) -> list[float]:

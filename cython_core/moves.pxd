@@ -18,12 +18,15 @@ ctypedef struct Node:
     uint8_t pad              # buttons of this frame (they are next frame's "held")
     uint8_t wait[4]          # frames until Left, Right, A, B may be newly pressed again
     int32_t parent           # index of the previous frame's node, -1 for the root
+    int32_t same_place       # the node visited before it in the same place, or -1
     uint16_t frames          # input frames from the root
 
 ctypedef struct Slot:
-    # One visited-set entry; the key is stored so a probe never touches the node array.
+    # One visited-set entry: a place (the key, stored so a probe never touches the node
+    # array) and the last node visited there, the head of their same_place chain.
     uint64_t key
     uint32_t stamp
+    int32_t last
 
 ctypedef struct Placement:
     # A reachable lock: where the piece locks, and the node whose child locks it.
@@ -42,7 +45,8 @@ cdef class Searcher:
     cdef Node* nodes                 # BFS queue and predecessor tree; capacity `capacity`
     cdef int32_t capacity
     cdef int32_t count
-    cdef Slot* slots                 # open-addressing visited set over node keys
+    cdef Slot* slots                 # open-addressing visited set over places (place_key)
+    cdef int32_t place_count         # slots holding a place
     cdef uint32_t slot_mask          # slots in use - 1: grows with the search, <= max_slots
     cdef uint32_t max_slots          # allocated slots, a power of two >= 2 * capacity
     cdef uint32_t stamp              # a slot is used iff its stamp equals this (O(1) reset)
@@ -50,6 +54,8 @@ cdef class Searcher:
     cdef int32_t placement_count
     cdef uint64_t* placement_keys    # (x, y, orientation) already found, for dedup
     cdef bint truncated              # the node capacity ran out (plain paths were added)
+    cdef bint hold_shortcut          # idle_into_hold first (False: search every frame)
+    cdef bint pad_in_place           # a node's pad is part of its place (place_key)
     cdef Board origin_board          # what the plain placements (node -1) start from
     cdef Piece origin
     cdef uint8_t origin_held

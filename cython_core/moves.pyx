@@ -4,19 +4,22 @@ A node is a gamepad state on one frame: the piece after the frame (x, y, orienta
 timer, DAS and soft-drop counters) plus the buttons of that frame and, per button, how long
 until it may be pressed again. Its children are the button bytes the input model allows on
 the next frame, each advanced through rules.piece_frame, the same frame step the simulator
-uses. A child whose frame locks the piece is a placement. The search is breadth-first with
-a visited set keyed on the whole node state, so the first path found to each lock is one
-with the fewest frames, and ties resolve in a fixed order (deterministic).
+uses. A child whose frame locks the piece is a placement. The search is breadth-first, so
+the first path found to each lock is one with the fewest frames, and ties resolve in a
+fixed order (deterministic). A node is skipped when a node visited before it is in the same
+place (the piece, and the pad where it counts) with every button free again no later (it
+covers the node, below): at slow tap rates the waits multiply the nodes of each place, and
+most are covered.
 """
 from libc.stdint cimport int8_t, int32_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memset
 
-from nesbot._core.board cimport Board
+from nesbot._core.board cimport BOARD_HIDDEN, Board
 from nesbot._core.buttons cimport BTN_A, BTN_B, BTN_DOWN, BTN_LEFT, BTN_RIGHT
 from nesbot._core.game cimport Game
 from nesbot._core.pieces cimport NES_ROTATE_A, NES_ROTATE_B
-from nesbot._core.rules cimport Piece, piece_frame, step_down
+from nesbot._core.rules cimport HOLDING, Piece, piece_frame, step_down
 
 cdef enum:
     PLACEMENT_CAPACITY = 1024
@@ -29,6 +32,8 @@ cdef uint8_t PRESSABLE = BTN_LEFT | BTN_RIGHT | BTN_A | BTN_B
 cdef uint8_t[4] BUTTONS = [BTN_LEFT, BTN_RIGHT, BTN_A, BTN_B]   # the order of Node.wait
 
 cdef enum:
+    HOLD_KEPT_PRESSES = 12   # idle_into_hold: presses' time of the hold still searched
+    HOLD_ROWS = BOARD_HIDDEN + 3   # rows -2..2: a hanging piece's cells (-2..1) and one more
     PLAIN_LEFTMOST = -2      # a piece's origin column reaches -2..11
     PLAIN_COLUMNS = 14
     WALK_ON = 0              # walk_frame's results
@@ -46,21 +51,31 @@ ctypedef struct Walk:
     uint8_t prev             # the last frame's buttons
 
 
-cdef inline uint64_t node_key(const Node* n) noexcept nogil:
-    # Everything that decides the future of the node (hold_down_points only decides points),
-    # each field in as many bits as its range needs, so distinct states never share a key:
-    # x + 2 and y + 2 (a piece's origin stays in columns -2..11, rows -2..21): 5 bits each;
-    # orientation 0-18: 5; fall_timer, soft, pad: 8 each; das 0-16: 5; four waits of
-    # 0..tap_interval - 1 <= 5: 3 bits each. 56 bits in all.
-    return (<uint64_t>(<uint8_t>(n.piece.x + 2))
-            | (<uint64_t>(<uint8_t>(n.piece.y + 2)) << 5)
-            | (<uint64_t>n.piece.orientation << 10)
-            | (<uint64_t>n.piece.fall_timer << 15)
-            | (<uint64_t>n.piece.das << 23)
-            | (<uint64_t>n.piece.soft << 28)
-            | (<uint64_t>n.pad << 36)
-            | (<uint64_t>(n.wait[0] | (n.wait[1] << 3) | (n.wait[2] << 6) | (n.wait[3] << 9))
-               << 44))
+cdef inline uint64_t place_key(const Node* n, bint with_pad) noexcept nogil:
+    # Everything but the waits that decides the future of the node (hold_down_points only
+    # decides points), each field in as many bits as its range needs, so distinct places
+    # never share a key: x + 2 and y + 2 (a piece's origin stays in columns -2..11, rows
+    # -2..21): 5 bits each; orientation 0-18: 5; fall_timer, soft, pad: 8 each; das 0-16: 5.
+    # The pad only `with_pad` (Searcher.pad_in_place says when it counts).
+    cdef uint64_t key = (<uint64_t>(<uint8_t>(n.piece.x + 2))
+                         | (<uint64_t>(<uint8_t>(n.piece.y + 2)) << 5)
+                         | (<uint64_t>n.piece.orientation << 10)
+                         | (<uint64_t>n.piece.fall_timer << 15)
+                         | (<uint64_t>n.piece.das << 23)
+                         | (<uint64_t>n.piece.soft << 28))
+    return key | (<uint64_t>n.pad << 36) if with_pad else key
+
+
+cdef inline bint covers(const Node* a, const Node* b) noexcept nogil:
+    # In the same place, a node whose every button is free again no later than b's can
+    # press whatever b can on every later frame (a wait only counts down or restarts at a
+    # press, the same for both), so it reaches every lock b reaches in as many frames
+    # after it. Found before b, a is no later in frames, and on the frames they share its
+    # subtree comes first in the breadth-first order, frame by frame: each lock b's
+    # subtree would record is recorded from a's first (or sooner). Skipping b changes no
+    # placement, path or frame count, only the nodes searched.
+    return (a.wait[0] <= b.wait[0] and a.wait[1] <= b.wait[1]
+            and a.wait[2] <= b.wait[2] and a.wait[3] <= b.wait[3])
 
 
 cdef inline uint32_t mix(uint64_t key) noexcept nogil:
@@ -70,11 +85,38 @@ cdef inline uint32_t mix(uint64_t key) noexcept nogil:
     return <uint32_t>key
 
 
+cdef inline int idle_into_hold(Piece* p, const Board* b, uint8_t level,
+                               const InputModel* model) noexcept nogil:
+    # A game's first piece hangs for 96 frames without gravity (the hold), and searching
+    # every frame of it costs more than the rest of the game's plans. Idling comes first
+    # in the search's order of buttons, so the path it finds to each lock idles as long
+    # as the lock stays as near in frames; and every state the piece can be in when the
+    # hold ends is reached within HOLD_KEPT_PRESSES presses' time (on rows the stack does
+    # not reach, where the piece moves as on an empty board: at most 6 shifts, 2 turns
+    # and the last presses' pattern). So idling through the hold but for that time gives
+    # the same placements and paths (tests/test_search.py checks it at every tap rate).
+    # Not with held shifts (DAS charging takes its own frames) or Down (it ends the hold).
+    # Advances p by the frames idled and returns them (0 outside the hold).
+    cdef int r, frames, kept
+    if p.soft < HOLDING or model.hold_shift or model.soft_drop:
+        return 0
+    for r in range(HOLD_ROWS):
+        if b.rows[r]:
+            return 0
+    kept = HOLD_KEPT_PRESSES * (model.tap_interval if model.tap_interval > 2 else 2)
+    frames = 0
+    while 256 - p.soft > kept:   # frames left in the hold (the counter wraps to 0)
+        piece_frame(p, b, level, 0, 0)
+        frames += 1
+    return frames
+
+
 cdef class Searcher:
     """Breadth-first search over gamepad states for one piece at a time (buffers reused)."""
 
     def __cinit__(self, int tap_interval=2, bint shift_and_rotate=True, bint hold_shift=False,
-                  bint soft_drop=False, bint one_button=False, int capacity=1 << 20):
+                  bint soft_drop=False, bint one_button=False, int capacity=1 << 20,
+                  bint hold_shortcut=True):
         if not 1 <= tap_interval <= 6:
             raise ValueError(f"tap_interval {tap_interval} is outside 1-6 frames")
         self.model.tap_interval = tap_interval
@@ -82,6 +124,12 @@ cdef class Searcher:
         self.model.hold_shift = hold_shift
         self.model.soft_drop = soft_drop
         self.model.one_button = one_button
+        self.hold_shortcut = hold_shortcut
+        # Tapped buttons only, at least 2 frames apart: a button is pressable exactly when
+        # its wait is 0, so two nodes that differ only in their pads have the same future
+        # but for the waits, and one may cover the other. A held shift or Down, or presses
+        # on every other frame (the pad then forbids what the wait allows), make the pad count.
+        self.pad_in_place = hold_shift or soft_drop or tap_interval < 2
         self.capacity = capacity
         slots = 1
         while slots < 2 * capacity:
@@ -110,6 +158,7 @@ cdef class Searcher:
             memset(self.slots, 0, self.max_slots * sizeof(Slot))
             self.stamp = 1
         self.slot_mask = size - 1
+        self.place_count = 0
 
     cdef uint32_t _slot_of(self, uint64_t key) noexcept nogil:
         """The slot holding `key`, or the free slot where it belongs."""
@@ -119,30 +168,45 @@ cdef class Searcher:
         return slot
 
     cdef bint _visit(self, const Node* n) noexcept nogil:
-        """Add the node if its state is new; False if seen before or out of room.
+        """Add the node unless a node visited before it covers it; False if one does or
+        out of room.
 
-        The set starts small, so that a typical search of a few thousand nodes probes a
+        The set holds places (place_key), each with the chain of its nodes, newest
+        first. It starts small, so that a typical search of a few thousand places probes a
         table that stays in cache, and doubles (rehashing every node) at half load.
         """
-        cdef uint64_t key = node_key(n)
+        cdef uint64_t key = place_key(n, self.pad_in_place)
         cdef uint32_t slot = self._slot_of(key)
-        cdef int32_t i
+        cdef int32_t i, same = -1
         if self.slots[slot].stamp == self.stamp:
-            return False
+            same = self.slots[slot].last
+            i = same
+            while i >= 0:
+                if covers(&self.nodes[i], n):
+                    return False
+                i = self.nodes[i].same_place
         if self.count >= self.capacity:
             self.truncated = True
             return False
-        self.slots[slot].stamp = self.stamp
-        self.slots[slot].key = key
+        if same < 0:
+            self.slots[slot].stamp = self.stamp
+            self.slots[slot].key = key
+            self.place_count += 1
+        self.slots[slot].last = self.count
         self.nodes[self.count] = n[0]
+        self.nodes[self.count].same_place = same
         self.count += 1
-        if 2 * <uint32_t>self.count > self.slot_mask and self.slot_mask + 1 < self.max_slots:
+        if 2 * <uint32_t>self.place_count > self.slot_mask \
+                and self.slot_mask + 1 < self.max_slots:
             self._reset_slots(2 * (self.slot_mask + 1))
-            for i in range(self.count):
-                key = node_key(&self.nodes[i])
+            for i in range(self.count):   # in order: each slot ends on its newest node
+                key = place_key(&self.nodes[i], self.pad_in_place)
                 slot = self._slot_of(key)
-                self.slots[slot].stamp = self.stamp
-                self.slots[slot].key = key
+                if self.slots[slot].stamp != self.stamp:
+                    self.slots[slot].stamp = self.stamp
+                    self.slots[slot].key = key
+                    self.place_count += 1
+                self.slots[slot].last = i
         return True
 
     cdef void _clear_placements(self) noexcept nogil:
@@ -195,11 +259,15 @@ cdef class Searcher:
         self._clear_placements()
         root.piece = start[0]
         root.pad = held
+        root.frames = 0
+        if self.hold_shortcut:
+            root.frames = idle_into_hold(&root.piece, board, level, &self.model)
+            if root.frames:
+                root.pad = 0
         for k in range(4):
             # a button held at the root may have been pressed on the frame before
-            root.wait[k] = k_wait if held & BUTTONS[k] else 0
+            root.wait[k] = k_wait if root.pad & BUTTONS[k] else 0
         root.parent = -1
-        root.frames = 0
         self._visit(&root)
         i = 0
         while i < self.count:
@@ -299,10 +367,11 @@ cdef class Searcher:
                        &self.model, p.x, p.orientation, False, out, &locked)
             return
         out[k] = p.final_pad
-        while index > 0:   # the root (index 0) is the state before the first frame
+        while index > 0:   # the root (index 0) is the state before its first frame
             k -= 1
             out[k] = self.nodes[index].pad
             index = self.nodes[index].parent
+        memset(out, 0, k)  # the frames the root idled (idle_into_hold), if any
 
     cdef bytes placement_pads(self, const Placement* p):
         cdef bytearray pads = bytearray(p.frames)

@@ -55,6 +55,7 @@ cdef enum:
     PLAY_TOPPED_OUT = 0x0A
     VRAM_DONE = 0x20
     FIRST_PIECE_HOLD = 0xA0  # autorepeatY at game start: 96 frames without gravity
+    HOLDING = 0x80           # autorepeatY from here up: the hold goes on (it wraps to 0)
     SPAWN_X = 5              # where playState_spawnNextTetrimino puts a new piece
     SPAWN_Y = 0
     POWER_ON_RNG = 0x8988    # rng_seed after reset ($17 = $89, $18 = $88)
@@ -136,7 +137,7 @@ cdef inline bint piece_frame(Piece* p, const Board* b, uint8_t level,
         p.orientation = o0
 
     # drop_tetrimino
-    if p.soft >= 0x80:                 # first-piece hold: no gravity until a Down press
+    if p.soft >= HOLDING:              # first-piece hold: no gravity until a Down press
         if not (newly & BTN_DOWN):
             p.soft += 1
             return False
