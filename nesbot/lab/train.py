@@ -300,14 +300,16 @@ def load_checkpoint(
         "reach_excess": 0.0,
     } | data["config"]
     old_settings = saved.get("settings", {})
-    saved["settings"] = {
-        "premove": 0,
-        # played without the hedge, which only a reaction uses
-        "hedge": not old_settings.get("reaction", 0),
-        "deep_width": DEFAULT_DEEP_WIDTH,
-        "deep_branch": DEFAULT_DEEP_BRANCH,
-    } | old_settings
-    saved["settings"] = settings_before_kill_screen_search(saved["settings"])
+    saved["settings"] = settings_before_kill_screen_search(
+        {
+            "premove": 0,
+            # played without the hedge, which only a reaction uses
+            "hedge": not old_settings.get("reaction", 0),
+            "deep_width": DEFAULT_DEEP_WIDTH,
+            "deep_branch": DEFAULT_DEEP_BRANCH,
+        }
+        | old_settings
+    )
     if saved != wanted:
         differ = [k for k, v in wanted.items() if saved.get(k) != v]
         raise NesbotError(f"checkpoint {path} was made with other settings ({', '.join(differ)})")
