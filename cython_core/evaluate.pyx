@@ -49,8 +49,8 @@ import time
 
 cimport cython
 
-from libc.stdint cimport uint8_t
-from libc.string cimport memset
+from libc.stdint cimport uint8_t, uint64_t
+from libc.string cimport memcpy, memset
 
 from nesbot._core.board cimport (
     BOARD_HIDDEN,
@@ -280,12 +280,19 @@ cdef inline int column_heights(const Board* b, int* heights) noexcept nogil:
     """Each column's top as rows from the floor (0 for an empty column). Returns the top
     row of the stack (FIELD_ROWS if the board is empty): every row above it is empty, so
     the features' row loops start there."""
-    cdef int c, r, top = FIELD_ROWS
+    cdef int c, r, start = 0, top = FIELD_ROWS
     cdef unsigned int m, open_columns = FULL_ROW   # columns whose top is not found yet
+    cdef uint64_t four_rows
     for c in range(WIDTH):
         heights[c] = 0
+    # Most of a board is above its stack: skip its empty rows four at a time.
+    while start + 4 <= FIELD_ROWS:
+        memcpy(&four_rows, &b.rows[start + BOARD_HIDDEN], sizeof(four_rows))
+        if four_rows:
+            break
+        start += 4
     # From the top down, each column once: a stack's cells are many, its columns ten.
-    for r in range(FIELD_ROWS):
+    for r in range(start, FIELD_ROWS):
         m = b.rows[r + BOARD_HIDDEN] & open_columns
         if m and top == FIELD_ROWS:
             top = r
