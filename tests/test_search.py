@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from nesbot._core.buttons import LEFT, RIGHT, A, B
+from nesbot._core.buttons import DOWN, LEFT, RIGHT, A, B
 from nesbot._core.game import Game
 from nesbot._core.moves import Searcher
 from nesbot._core.pieces import ORIENTATION_CELLS
@@ -30,7 +30,13 @@ def _random_board(rng, height: int) -> list[int]:
     return rows
 
 
-def _oracle(game: Game, tap_interval: int, shift_and_rotate: bool) -> dict:
+def _oracle(
+    game: Game,
+    tap_interval: int,
+    shift_and_rotate: bool,
+    hold_shift: bool = False,
+    soft_drop: bool = False,
+) -> dict:
     """BFS over whole simulator frames, every state kept: {(x, y, orientation): the first
     path found with the fewest input frames}, in the search's order of buttons."""
 
@@ -54,28 +60,35 @@ def _oracle(game: Game, tap_interval: int, shift_and_rotate: bool) -> dict:
     while queue:
         g, waits, path = queue.popleft()
         held = g.state()["held"]
-        horizontals = [0] + [b for i, b in enumerate(BUTTONS[:2]) if not held & b and waits[i] == 0]
+        horizontals = [0] + [
+            b
+            for i, b in enumerate(BUTTONS[:2])
+            if (held & b and hold_shift) or (not held & b and waits[i] == 0)
+        ]
         rotations = [0] + [
             b for i, b in enumerate(BUTTONS[2:], 2) if not held & b and waits[i] == 0
         ]
-        for h in horizontals:
-            for r in rotations:
-                if h and r and not shift_and_rotate:
-                    continue
-                pad = h | r
-                child = g.copy()
-                child.step(pad)
-                if child.play_state == 2:
-                    found.setdefault(child.position, path + bytes([pad]))
-                    continue
-                new_waits = tuple(
-                    tap_interval - 1 if pad & b and not held & b else max(0, waits[i] - 1)
-                    for i, b in enumerate(BUTTONS)
-                )
-                k = key(child, new_waits)
-                if k not in seen:
-                    seen.add(k)
-                    queue.append((child, new_waits, path + bytes([pad])))
+        pads = [
+            h | r | down
+            for h in horizontals
+            for r in rotations
+            if not (h and r and not shift_and_rotate)
+            for down in ((0, DOWN) if soft_drop else (0,))
+        ]
+        for pad in pads:
+            child = g.copy()
+            child.step(pad)
+            if child.play_state == 2:
+                found.setdefault(child.position, path + bytes([pad]))
+                continue
+            new_waits = tuple(
+                tap_interval - 1 if pad & b and not held & b else max(0, waits[i] - 1)
+                for i, b in enumerate(BUTTONS)
+            )
+            k = key(child, new_waits)
+            if k not in seen:
+                seen.add(k)
+                queue.append((child, new_waits, path + bytes([pad])))
     return found
 
 
@@ -117,6 +130,23 @@ def test_oracle_agrees(case):
     assert not searcher.truncated_last
     # the same places and the same paths: skipping covered states loses neither
     assert fast == _oracle(game, tap, both)
+
+
+@pytest.mark.parametrize(
+    "case",
+    [  # (board seed, stack height, orientation, level, tap interval, held shifts, Down)
+        (40, 12, 0x0E, 18, 3, True, False),
+        (41, 12, 0x0A, 19, 2, False, True),
+        (42, 13, 0x12, 19, 4, True, True),
+    ],
+)
+def test_oracle_agrees_with_held_buttons(case):
+    # DAS and soft drop: the pad is part of a place there, and covering still loses nothing
+    seed, height, orientation, level, tap, hold_shift, soft_drop = case
+    game = _game(_random_board(np.random.default_rng(seed), height), orientation, level)
+    searcher = Searcher(tap_interval=tap, hold_shift=hold_shift, soft_drop=soft_drop)
+    fast = {(x, y, o): pads for x, y, o, pads in searcher.placements_of(game)}
+    assert fast == _oracle(game, tap, True, hold_shift, soft_drop)
 
 
 SPAWNS = (0x02, 0x07, 0x08, 0x0A, 0x0B, 0x0E, 0x12)
