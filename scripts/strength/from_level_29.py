@@ -29,6 +29,7 @@ from nesbot._core.game import Game
 from nesbot._core.pieces import KILL_SCREEN_LEVEL
 from nesbot._core.simulate import play
 from nesbot.bot.planning import PlannerSettings
+from nesbot.errors import NesbotError
 from nesbot.evaluation.evaluators import Evaluator, get_evaluator
 from nesbot.lab.simulate import (
     MAX_FRAMES,
@@ -121,8 +122,11 @@ def main() -> None:
     rows = {base.name: (base, settings)}
     for item in args.set:
         name, _, text = item.partition("=")
-        change = json.loads(text)
-        planner = dataclasses.replace(settings, **change.pop("planner", {}))
+        try:
+            change = json.loads(text)
+            planner = dataclasses.replace(settings, **change.pop("planner", {}))
+        except (json.JSONDecodeError, TypeError, NesbotError) as error:
+            parser.error(f"--set {item}: {error}")
         evaluator = with_kill_screen(base, name, change) if change else base
         rows[name] = (evaluator, planner)
     against = args.against or base.name
