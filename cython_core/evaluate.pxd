@@ -43,7 +43,8 @@ ctypedef struct Weights:
     double safe_height               # F_HIGH_STACK counts the stack's rows above this
     bint calming                     # the search applies rules 1, 3 and 4 (meatfighter-2018)
     bint board                       # some w[2..16] is nonzero: compute those features
-    bint extra                       # some w[17..24] is nonzero: compute those features too
+    bint extra                       # some w[17..24] but well_sums is nonzero: compute them
+    bint wells                       # w[F_WELL_SUMS] is nonzero: compute it (with them or alone)
     bint nes                         # some w[25..30] is nonzero: compute those too
     bint reach                       # some w[31..32] is nonzero: compute those too
     bint well                        # some w[33..41] is nonzero: compute those too

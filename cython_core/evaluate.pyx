@@ -237,10 +237,9 @@ cdef double ceiling_penalty(const Board* b, double ceiling_weight) noexcept nogi
 
 
 cdef void extra_features(const Board* b, Features* out) noexcept nogil:
-    cdef int r, c
-    cdef unsigned int m, below, seen = 0, covered, well, walled
-    cdef int empty_run[WIDTH]        # empty cells directly below row r, per column
-    cdef int covered_cells = 0, covered_heights = 0, well_sums = 0, row_trans = 0
+    cdef int r
+    cdef unsigned int m, below, seen = 0, covered, walled
+    cdef int covered_cells = 0, covered_heights = 0, row_trans = 0
     cdef int col_trans = 0, right_side = 0, left_side = 0
     for r in range(FIELD_ROWS):
         m = b.rows[r + BOARD_HIDDEN]
@@ -254,26 +253,39 @@ cdef void extra_features(const Board* b, Features* out) noexcept nogil:
         row_trans += popcount((walled ^ (walled >> 1)) & WALLED_ROW_BITS)
         below = b.rows[r + 1 + BOARD_HIDDEN] if r + 1 < FIELD_ROWS else FULL_ROW
         col_trans += popcount(m ^ below)
-    # Well sums, from the floor up so each cell knows the empty run under it.
-    for c in range(WIDTH):
-        empty_run[c] = 0
-    for r in range(FIELD_ROWS - 1, -1, -1):
-        m = b.rows[r + BOARD_HIDDEN]
-        well = ~m & ((m << 1) | LEFT_WALL) & ((m >> 1) | RIGHT_WALL) & FULL_ROW
-        while well:
-            c = lowest_bit(well)
-            well &= well - 1
-            well_sums += 1 + empty_run[c]
-        for c in range(WIDTH):
-            empty_run[c] = 0 if m & (1 << c) else empty_run[c] + 1
     out.f[F_LANDING_HEIGHT] = 0
     out.f[F_COVERED_CELLS] = covered_cells
-    out.f[F_WELL_SUMS] = well_sums
+    out.f[F_WELL_SUMS] = well_sums(b, 0)
     out.f[F_ROW_TRANSITIONS_ALL_ROWS] = row_trans
     out.f[F_COLUMN_TRANSITIONS_FROM_FLOOR] = col_trans
     out.f[F_RIGHT_SIDE_HOLES] = right_side
     out.f[F_COVERED_CELL_HEIGHTS] = covered_heights
     out.f[F_LEFT_SIDE_HOLES] = left_side
+
+
+cdef int well_sums(const Board* b, int top_row) noexcept nogil:
+    """El-Tetris's well sums: each well cell (empty, filled or wall on both sides) counts
+    1 + the empty cells right under it, so a well d deep counts d(d+1)/2. Rows above
+    `top_row` must be empty (they hold no well cell). From the floor up, each column's
+    empty run below the row is kept bit-sliced: bit c of runs[k] is bit k of column c's."""
+    cdef unsigned int runs[5]        # runs reach 20 rows: 5 bits
+    cdef unsigned int m, well, carry, next_carry
+    cdef int r, k, total = 0
+    for k in range(5):
+        runs[k] = 0
+    for r in range(FIELD_ROWS - 1, top_row - 1, -1):
+        m = b.rows[r + BOARD_HIDDEN]
+        well = ~m & ((m << 1) | LEFT_WALL) & ((m >> 1) | RIGHT_WALL) & FULL_ROW
+        if well:
+            total += popcount(well)
+            for k in range(5):
+                total += popcount(well & runs[k]) << k
+        carry = ~m & FULL_ROW        # the empty columns' runs grow by one, the rest end
+        for k in range(5):
+            next_carry = runs[k] & carry
+            runs[k] = (runs[k] ^ carry) & ~m
+            carry = next_carry
+    return total
 
 
 cdef inline int column_heights(const Board* b, int* heights) noexcept nogil:
@@ -483,13 +495,15 @@ cdef double evaluate(const Board* b, int lines_cleared, int burned, int lock_hei
         board_features(b, &feat)
         for i in range(F_TOTAL_LOCK_HEIGHT + 1, FEATURE_COUNT):
             s += ww[i] * feat.f[i]
+    if w.nes or w.reach or w.well or w.wells:
+        top_row = column_heights(b, heights)
     if w.extra:
         extra_features(b, &feat)
         feat.f[F_LANDING_HEIGHT] = landing_height_total
         for i in range(FEATURE_COUNT, SEED_FEATURE_COUNT):
             s += ww[i] * feat.f[i]
-    if w.nes or w.reach or w.well:
-        top_row = column_heights(b, heights)
+    elif w.wells:   # well_sums alone: the group's other terms would each add 0
+        s += ww[F_WELL_SUMS] * well_sums(b, top_row)
     if w.nes:
         nes_features(b, heights, top_row, safe_height, &feat)
         feat.f[F_BURNED_LINES] = burned
@@ -675,6 +689,7 @@ cdef int load_weights(object weights, Weights* w, int tap_interval=2) except -1:
     vec += [0.0] * (ALL_FEATURE_COUNT - len(vec))
     w.board = False
     w.extra = False
+    w.wells = False
     w.nes = False
     w.reach = False
     w.well = False
@@ -708,6 +723,8 @@ cdef void _set_weights(Weights* w, double* into, list vec):
             continue
         if F_TOTAL_LOCK_HEIGHT < i < FEATURE_COUNT:
             w.board = True
+        elif i == F_WELL_SUMS:
+            w.wells = True
         elif FEATURE_COUNT <= i < SEED_FEATURE_COUNT:
             w.extra = True
         elif SEED_FEATURE_COUNT <= i < NES_FEATURE_END:

@@ -2,7 +2,7 @@
 # through rules.piece_frame (the shared frame step). It knows nothing of what a placement
 # is worth: nesbot._core.planner judges them.
 from libc.stdint cimport int8_t, int32_t, uint8_t, uint16_t, uint32_t, uint64_t
-from nesbot._core.board cimport Board
+from nesbot._core.board cimport BOARD_ROWS, Board
 from nesbot._core.rules cimport Piece
 
 ctypedef struct InputModel:
@@ -27,6 +27,34 @@ ctypedef struct Slot:
     uint64_t key
     uint32_t stamp
     int32_t last
+
+cdef enum:
+    PLAIN_LEFTMOST = -2      # a piece's origin column reaches -2..11
+    PLAIN_COLUMNS = 14
+    WALK_ON = 0              # walk_frame's results
+    WALK_LOCKED = 1          # there
+    WALK_LOCKED_ELSEWHERE = -1
+    WALK_BLOCKED = -2        # a shift or rotation was blocked
+
+ctypedef struct PlainWalk:
+    # plain_lock to one (orientation, column) as it goes on an empty board, for any board
+    # that leaves `mask` empty (Searcher._plain_locks_cached says why that is exact).
+    Piece end                # in place (outcome WALK_ON: it drops from here), or locked
+    int8_t outcome           # WALK_ON: in place; WALK_LOCKED: locked there; else not reached
+    uint8_t last_row         # the lowest board row (index) with a cell in `mask`
+    uint16_t mask[BOARD_ROWS]  # every cell of every position its frames test successfully
+
+ctypedef struct Columns:
+    # A board by columns, for dropping pieces: bit r of filled[c] = board row r (row
+    # r - BOARD_HIDDEN) of column c is filled; `top` = the first board row with a cell.
+    uint32_t filled[10]
+    int top
+
+ctypedef struct PlainWalks:
+    # Every plain_lock from one start (piece, held buttons, gravity), by turns from the
+    # start's orientation, then column; key PLAIN_NO_KEY while unused.
+    uint64_t key
+    PlainWalk walks[4][PLAIN_COLUMNS]
 
 ctypedef struct Placement:
     # A reachable lock: where the piece locks, and the node whose child locks it.
@@ -60,6 +88,8 @@ cdef class Searcher:
     cdef Piece origin
     cdef uint8_t origin_held
     cdef uint8_t origin_level
+    cdef PlainWalks* plain_walks     # open-addressing table of starts' walks (PLAIN_WALK_SLOTS)
+    cdef int plain_walk_count        # starts in it
     cdef uint32_t _slot_of(self, uint64_t key) noexcept nogil
     cdef bint _visit(self, const Node* n) noexcept nogil
     cdef void _clear_placements(self) noexcept nogil
@@ -72,6 +102,11 @@ cdef class Searcher:
                            uint8_t level) noexcept nogil
     cdef void _add_plain(self, const Board* board, const Piece* start, uint8_t held,
                          uint8_t level, bint lock_only=*) noexcept nogil
+    cdef void _plain_locks_cached(self, const Board* board, const Columns* columns,
+                                  const Piece* start, uint8_t held, uint8_t level, int turns,
+                                  Piece* locks, bint* reached) noexcept nogil
+    cdef PlainWalks* _plain_walks_from(self, const Piece* start, uint8_t held,
+                                       uint8_t level) noexcept nogil
     cdef void write_pads(self, const Placement* p, uint8_t* out) noexcept nogil
     cdef bytes placement_pads(self, const Placement* p)
     cdef list _found_with_pads(self)

@@ -15,10 +15,10 @@ from libc.stdint cimport int8_t, int32_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memset
 
-from nesbot._core.board cimport BOARD_HIDDEN, Board
+from nesbot._core.board cimport BOARD_HIDDEN, BOARD_ROWS, Board
 from nesbot._core.buttons cimport BTN_A, BTN_B, BTN_DOWN, BTN_LEFT, BTN_RIGHT
 from nesbot._core.game cimport Game
-from nesbot._core.pieces cimport NES_ROTATE_A, NES_ROTATE_B
+from nesbot._core.pieces cimport NES_CELLS, NES_ROTATE_A, NES_ROTATE_B, gravity_frames
 from nesbot._core.rules cimport HOLDING, Piece, piece_frame, step_down
 
 cdef enum:
@@ -34,12 +34,32 @@ cdef uint8_t[4] BUTTONS = [BTN_LEFT, BTN_RIGHT, BTN_A, BTN_B]   # the order of N
 cdef enum:
     HOLD_KEPT_PRESSES = 12   # idle_into_hold: presses' time of the hold still searched
     HOLD_ROWS = BOARD_HIDDEN + 3   # rows -2..2: a hanging piece's cells (-2..1) and one more
-    PLAIN_LEFTMOST = -2      # a piece's origin column reaches -2..11
-    PLAIN_COLUMNS = 14
-    WALK_ON = 0              # walk_frame's results
-    WALK_LOCKED = 1          # there
-    WALK_LOCKED_ELSEWHERE = -1
-    WALK_BLOCKED = -2        # a shift or rotation was blocked
+    PLAIN_WALK_SLOTS = 32    # starts whose plain walks a searcher keeps (a power of two)
+    PLAIN_WALK_KEPT = 24     # at most this many at once: then all are forgotten
+
+cdef uint64_t PLAIN_NO_KEY = <uint64_t>-1   # an unused PlainWalks (no start's key)
+cdef Board EMPTY_BOARD                     # where the plain walks are taken (zeroed below)
+memset(&EMPTY_BOARD, 0, sizeof(Board))
+
+cdef extern from *:
+    int lowest_bit "__builtin_ctz"(unsigned int x) noexcept nogil
+
+# Each orientation's columns (dx from the origin) and its lowest cell's dy in each. A
+# piece's cells in one column are contiguous, so it falls in that column until the cell
+# under its lowest one is filled.
+cdef int8_t DROP_DX[19][4]
+cdef int8_t DROP_BOTTOM[19][4]
+cdef uint8_t DROP_COLUMNS[19]
+for _o in range(19):
+    _runs = {}
+    for _k in range(4):
+        _runs.setdefault(NES_CELLS[_o][_k][0], []).append(NES_CELLS[_o][_k][1])
+    DROP_COLUMNS[_o] = len(_runs)
+    for _k, (_dx, _dys) in enumerate(sorted(_runs.items())):
+        if sorted(_dys) != list(range(min(_dys), max(_dys) + 1)):
+            raise ImportError(f"orientation {_o}'s cells are not contiguous in a column")
+        DROP_DX[_o][_k] = _dx
+        DROP_BOTTOM[_o][_k] = max(_dys)
 
 ctypedef struct Walk:
     # A plain path under way: the piece, its frames so far, and the presses that decide
@@ -139,8 +159,13 @@ cdef class Searcher:
         self.slots = <Slot*>calloc(slots, sizeof(Slot))   # stamp 0: empty; pages lazily
         self.placements = <Placement*>malloc(PLACEMENT_CAPACITY * sizeof(Placement))
         self.placement_keys = <uint64_t*>malloc(PLACEMENT_HASH * sizeof(uint64_t))
-        if not (self.nodes and self.slots and self.placements and self.placement_keys):
+        self.plain_walks = <PlainWalks*>malloc(PLAIN_WALK_SLOTS * sizeof(PlainWalks))
+        if not (self.nodes and self.slots and self.placements and self.placement_keys
+                and self.plain_walks):
             raise MemoryError()
+        for k in range(PLAIN_WALK_SLOTS):
+            self.plain_walks[k].key = PLAIN_NO_KEY
+        self.plain_walk_count = 0
         memset(self.placement_keys, 0xFF, PLACEMENT_HASH * sizeof(uint64_t))
         self.placement_count = 0
         self.stamp = 0
@@ -150,6 +175,7 @@ cdef class Searcher:
         free(self.slots)
         free(self.placements)
         free(self.placement_keys)
+        free(self.plain_walks)
 
     cdef void _reset_slots(self, uint32_t size) noexcept nogil:
         """Empty the visited set and use `size` slots of it (a power of two)."""
@@ -336,13 +362,17 @@ cdef class Searcher:
         cdef int8_t x
         cdef uint8_t o = start.orientation
         cdef int turns, frames
+        cdef Columns columns
         self.origin_board = board[0]
         self.origin = start[0]
         self.origin_held = held
         self.origin_level = level
+        if lock_only:
+            board_columns(board, &columns)
         for turns in range(4):
             if lock_only:
-                plain_locks(board, start, held, level, &self.model, o, locks, reached)
+                self._plain_locks_cached(board, &columns, start, held, level, turns, locks,
+                                         reached)
             for x in range(PLAIN_LEFTMOST, PLAIN_LEFTMOST + PLAIN_COLUMNS):
                 if lock_only:
                     if reached[x - PLAIN_LEFTMOST]:
@@ -355,6 +385,72 @@ cdef class Searcher:
             o = NES_ROTATE_A[o]
             if o == start.orientation:
                 break
+
+    cdef void _plain_locks_cached(self, const Board* board, const Columns* columns,
+                                  const Piece* start, uint8_t held, uint8_t level, int turns,
+                                  Piece* locks, bint* reached) noexcept nogil:
+        """plain_locks for the orientation `turns` A-turns from the start's, mostly without
+        a walk. A plain path's frames depend on the board only through the positions they
+        test; on an empty board the tests that fail are the walls' and the floor's, which
+        fail on every board. So on a board where every position the empty board's walk
+        tested successfully is empty too, the walk is the empty board's, frame for frame:
+        its outcome, then (in place) the drop. A board that fills one of those cells gets
+        the walks themselves."""
+        cdef PlainWalks* walks = self._plain_walks_from(start, held, level)
+        cdef PlainWalk* walk
+        cdef int i, r
+        cdef uint8_t o = start.orientation
+        for i in range(turns):
+            o = NES_ROTATE_A[o]
+        for i in range(PLAIN_COLUMNS):
+            walk = &walks.walks[turns][i]
+            for r in range(columns.top, walk.last_row + 1):   # the rows above are empty
+                if board.rows[r] & walk.mask[r]:
+                    plain_locks(board, start, held, level, &self.model, o, locks, reached)
+                    return
+            reached[i] = walk.outcome == WALK_ON or walk.outcome == WALK_LOCKED
+            locks[i] = walk.end
+            if walk.outcome == WALK_ON:
+                drop(&locks[i], columns)   # as walk_to_lock does once in place
+
+    cdef PlainWalks* _plain_walks_from(self, const Piece* start, uint8_t held,
+                                       uint8_t level) noexcept nogil:
+        """The empty board's plain walks from this start, taken when not kept already. A
+        walk depends on the level only through its gravity."""
+        cdef uint64_t key = (<uint64_t>(<uint8_t>(start.x + 2))
+                             | (<uint64_t>(<uint8_t>(start.y + 2)) << 5)
+                             | (<uint64_t>start.orientation << 10)
+                             | (<uint64_t>start.fall_timer << 15)
+                             | (<uint64_t>start.das << 23)
+                             | (<uint64_t>start.soft << 28)
+                             | (<uint64_t>start.hold_down_points << 36)
+                             | (<uint64_t>held << 44)
+                             | (<uint64_t>gravity_frames(level) << 52))
+        cdef uint32_t slot = mix(key) & (PLAIN_WALK_SLOTS - 1)
+        cdef PlainWalks* walks
+        cdef uint8_t o = start.orientation
+        cdef int turns, i
+        while self.plain_walks[slot].key != PLAIN_NO_KEY:
+            if self.plain_walks[slot].key == key:
+                return &self.plain_walks[slot]
+            slot = (slot + 1) & (PLAIN_WALK_SLOTS - 1)
+        if self.plain_walk_count == PLAIN_WALK_KEPT:
+            # A game uses a few starts at a time (the spawns at one DAS and gravity).
+            for i in range(PLAIN_WALK_SLOTS):
+                self.plain_walks[i].key = PLAIN_NO_KEY
+            self.plain_walk_count = 0
+            slot = mix(key) & (PLAIN_WALK_SLOTS - 1)
+        self.plain_walk_count += 1
+        walks = &self.plain_walks[slot]
+        walks.key = key
+        for turns in range(4):
+            for i in range(PLAIN_COLUMNS):
+                empty_board_walk(&walks.walks[turns][i], start, held, level, &self.model,
+                                 PLAIN_LEFTMOST + i, o)
+            o = NES_ROTATE_A[o]
+            if o == start.orientation:
+                break
+        return walks
 
     cdef void write_pads(self, const Placement* p, uint8_t* out) noexcept nogil:
         """The button byte of every frame of a placement's path, the locking frame last,
@@ -483,6 +579,82 @@ cdef void plain_locks(const Board* board, const Piece* start, uint8_t held, uint
                 reached[x - PLAIN_LEFTMOST] = True
                 locks[x - PLAIN_LEFTMOST] = w.p
             break
+
+
+cdef inline void board_columns(const Board* board, Columns* columns) noexcept nogil:
+    cdef int r, c
+    cdef unsigned int m
+    columns.top = BOARD_ROWS
+    for c in range(10):
+        columns.filled[c] = 0
+    for r in range(BOARD_ROWS - 1, -1, -1):
+        m = board.rows[r]
+        if m:
+            columns.top = r
+        while m:
+            columns.filled[lowest_bit(m)] |= 1u << r
+            m &= m - 1
+
+
+cdef inline void drop(Piece* p, const Columns* columns) noexcept nogil:
+    # The piece straight down until its fall is blocked, as step_down repeated until it
+    # fails leaves it (fall timer 0). Its cells must be empty where it starts.
+    cdef int k, bottom, room, fall = BOARD_ROWS
+    cdef uint32_t below
+    for k in range(DROP_COLUMNS[p.orientation]):
+        bottom = p.y + DROP_BOTTOM[p.orientation][k] + BOARD_HIDDEN
+        below = columns.filled[p.x + DROP_DX[p.orientation][k]] >> (bottom + 1)
+        room = lowest_bit(below) if below else BOARD_ROWS - 1 - bottom
+        if room < fall:
+            fall = room
+    p.y += fall
+    p.fall_timer = 0
+
+
+cdef void empty_board_walk(PlainWalk* walk, const Piece* start, uint8_t held, uint8_t level,
+                          const InputModel* model, int8_t x, uint8_t orientation) noexcept nogil:
+    # plain_lock's walk to (x, orientation) on the empty board, with every cell of every
+    # position its frames may test successfully. A frame shifts at most a column, turns at
+    # most once and falls at most a row, so whatever it tests successfully is among the
+    # combinations of its start's and end's column, orientation and row.
+    cdef Walk w
+    cdef Piece before
+    cdef int step, k
+    cdef uint8_t rotate = rotate_button(start.orientation, orientation)
+    memset(walk.mask, 0, sizeof(walk.mask))
+    walk.last_row = 0
+    walk.end = start[0]
+    walk.outcome = WALK_BLOCKED
+    add_cells(walk, start.orientation, start.x, start.y)
+    if rotate == 0:
+        return
+    walk_start(&w, start, held, model)
+    while w.frame < PLAIN_PATH_MAX:
+        if w.p.orientation == orientation and w.p.x == x:
+            walk.outcome = WALK_ON
+            walk.end = w.p
+            return
+        before = w.p
+        step = walk_frame(&w, &EMPTY_BOARD, level, model, x, orientation, rotate, False, NULL)
+        for k in range(8):
+            add_cells(walk, w.p.orientation if k & 1 else before.orientation,
+                      w.p.x if k & 2 else before.x, w.p.y if k & 4 else before.y)
+        if step != WALK_ON:
+            walk.outcome = step
+            walk.end = w.p
+            return
+
+
+cdef inline void add_cells(PlainWalk* walk, uint8_t orientation, int x, int y) noexcept nogil:
+    # The piece's cells at (x, y) into walk.mask, but for those outside the board.
+    cdef int k, cx, cy
+    for k in range(4):
+        cx = x + NES_CELLS[orientation][k][0]
+        cy = y + NES_CELLS[orientation][k][1] + BOARD_HIDDEN
+        if <unsigned int>cx < 10 and <unsigned int>cy < BOARD_ROWS:
+            walk.mask[cy] |= 1 << cx
+            if cy > walk.last_row:
+                walk.last_row = cy
 
 
 cdef inline uint8_t rotate_button(uint8_t start, uint8_t orientation) noexcept nogil:

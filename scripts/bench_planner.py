@@ -36,10 +36,16 @@ class RecordingBot(Bot):
 
 
 def play_games(
-    settings: PlannerSettings, evaluator: str | None, games: int, frames: int, level: int = 19
+    settings: PlannerSettings,
+    evaluator: str | None,
+    games: int,
+    frames: int,
+    level: int = 19,
+    weights: str | None = None,
 ) -> RecordingBot:
-    """The bot after planning every piece of `games` simulated games of `frames` frames."""
-    bot = RecordingBot(get_evaluator(evaluator, reaction=settings.reaction), settings)
+    """The bot after planning every piece of `games` simulated games of `frames` frames
+    (with the evaluator named, or the weights file, or the format's default)."""
+    bot = RecordingBot(get_evaluator(evaluator, weights, reaction=settings.reaction), settings)
     for seed in range(1, games + 1):
         run_policy(bot, Game.start(level, nes_rng(seed * 977), seed, seed), frames)
     return bot
@@ -63,6 +69,7 @@ def main() -> None:
         "--hedge", action=argparse.BooleanOptionalAction, default=True, help="with --reaction"
     )
     parser.add_argument("--evaluator", default=None, help="default: the default evaluator")
+    parser.add_argument("--weights", default=None, help="a weights file instead of --evaluator")
     args = parser.parse_args()
 
     settings = PlannerSettings(
@@ -73,7 +80,9 @@ def main() -> None:
         premove=args.premove,
         hedge=args.hedge,
     )
-    bot = play_games(settings, args.evaluator, args.games, args.frames, args.level)
+    bot = play_games(
+        settings, args.evaluator, args.games, args.frames, args.level, weights=args.weights
+    )
     ms = np.array(bot.plan_seconds) * 1000
     print(f"settings {settings}")
     print(f"pieces planned {len(ms)}")
