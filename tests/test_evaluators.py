@@ -214,9 +214,27 @@ def test_the_reaction_prices_towers_and_keeps_the_stack_lower_from_level_29():
     assert "reach 39" in killscreen.provenance["evaluation"]["format_30hz"]
 
 
+def test_the_reaction_default_prices_a_well_deeper_than_a_tetris():
+    """The default with a reaction is nesbot-rightwell-killscreen with El-Tetris's well
+    sums (a well d deep costs d(d+1)/2 units), computed alone when it is the only one of
+    its group weighed: a well 4 deep costs 10 units, and 8 deep 36."""
+    wellsums = EVALUATORS["nesbot-rightwell-wellsums"]
+    killscreen = EVALUATORS["nesbot-rightwell-killscreen"]
+    assert wellsums.weights == killscreen.weights | {"well_sums": 0.3}
+    assert wellsums.kill_screen == killscreen.kill_screen
+    assert wellsums.safe_stack_height == killscreen.safe_stack_height
+    assert "reach 39" in wellsums.provenance["evaluation"]["format_30hz"]
+    for depth in (4, 8):
+        rows = [0] * (20 - depth) + [FULL & ~(1 << 9)] * depth
+        assert extra(rows)["well_sums"] == depth * (depth + 1) // 2
+        assert evaluate_py(rows, 0, 0, wellsums) - evaluate_py(rows, 0, 0, killscreen) == (
+            pytest.approx(0.3 * depth * (depth + 1) / 2)
+        )
+
+
 def test_train_starts_from_the_weights_trained_for_the_format():
     assert get_evaluator().name == "nesbot-rightwell"
-    assert get_evaluator(reaction=18).name == "nesbot-rightwell-killscreen"
+    assert get_evaluator(reaction=18).name == "nesbot-rightwell-wellsums"
     assert get_evaluator("meatfighter-2018", reaction=18).name == "meatfighter-2018"
     assert training_start_name() == "nesbot-trained"
     assert training_start_name(18) == "nesbot-reaction18"

@@ -18,22 +18,23 @@ FRAMES = 3000
 # mode: (settings, level, frames, fingerprint, plans)
 PINNED = {
     "defaults": (PlannerSettings(), 19, FRAMES, "a7017a7bb84957e3", 67),
-    # nesbot-rightwell-killscreen, the default with a reaction, prices towers (extreme_gap 12)
-    "--reaction 18": (PlannerSettings(reaction=18), 19, FRAMES, "58cb02f7191bd75b", 145),
+    # nesbot-rightwell-wellsums, the default with a reaction, prices towers (extreme_gap 12)
+    # and wells deeper than a Tetris (well_sums)
+    "--reaction 18": (PlannerSettings(reaction=18), 19, FRAMES, "6bae56f556d10f9e", 150),
     "--reaction 18 --no-hedge": (
         PlannerSettings(reaction=18, hedge=False),
         19,
         FRAMES,
-        "c8a789e3e614570c",
-        148,
+        "6acb35e2d42d506c",
+        146,
     ),
     # Six plans a blind piece: half the frames keep it as quick as the others.
     "--reaction 18 --premove 2": (
         PlannerSettings(reaction=18, premove=2),
         19,
         FRAMES // 2,
-        "d4ee3fd757ea4d16",
-        75,
+        "aee989779e4054f8",
+        76,
     ),
     "--level 29": (PlannerSettings(), 29, FRAMES, "5acc9f6f0c658ff6", 98),
     # and from level 29 keeps a lower stack, its lookahead 2 wider and deeper there
@@ -41,16 +42,17 @@ PINNED = {
         PlannerSettings(reaction=18),
         29,
         FRAMES,
-        "653787f738eab1cf",
-        110,
+        "007540322191b528",
+        113,
     ),
-    # with level 19's widths from level 29 too, the decisions before those widths existed
-    "--level 29 --reaction 18, lookahead 2 as before level 29": (
-        PlannerSettings(reaction=18, kill_screen_deep_width=3, kill_screen_deep_branch=2),
+    # the kill screen's widths reach its plans: narrower, other decisions (level 19's
+    # widths, 3 and 2, decide as 6 and 4 in this game since well_sums is weighed)
+    "--level 29 --reaction 18, lookahead 2 narrower from level 29": (
+        PlannerSettings(reaction=18, kill_screen_deep_width=2, kill_screen_deep_branch=1),
         29,
         FRAMES,
-        "17ff1002e48e3877",
-        113,
+        "5adec98d7227be4f",
+        104,
     ),
     "--lookahead 1 --next-search search": (
         PlannerSettings(lookahead=1, next_search="search"),

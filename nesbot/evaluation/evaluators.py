@@ -178,12 +178,18 @@ NESBOT_RIGHTWELL_KILLSCREEN_FILE = DATA_DIR / "nesbot_rightwell_killscreen.json"
 EVALUATORS["nesbot-rightwell-killscreen"] = Evaluator.from_weights(
     load_weights(NESBOT_RIGHTWELL_KILLSCREEN_FILE), "nesbot-rightwell-killscreen"
 )
+NESBOT_RIGHTWELL_WELLSUMS_FILE = DATA_DIR / "nesbot_rightwell_wellsums.json"
+EVALUATORS["nesbot-rightwell-wellsums"] = Evaluator.from_weights(
+    load_weights(NESBOT_RIGHTWELL_WELLSUMS_FILE), "nesbot-rightwell-wellsums"
+)
 # StackRabbit's evaluation on nesbot's features: stronger than the trained weights in both
 # formats (docs/strength.md, "The right-well evaluation"). With a reaction, its author's
 # safe setting (the height term doubled, a burned line half as dear) is stronger still, and
-# a stack kept lower from level 29 on (a kill_screen set) takes more games to level 39.
+# a stack kept lower from level 29 on (a kill_screen set) takes more games to level 39, and
+# more still with a well deeper than a Tetris priced (El-Tetris's well sums): an I drought
+# over a deep well is how most games end before level 29.
 DEFAULT_EVALUATOR = "nesbot-rightwell"
-REACTION_EVALUATOR = "nesbot-rightwell-killscreen"
+REACTION_EVALUATOR = "nesbot-rightwell-wellsums"
 # What `nesbot train` starts from: weights in the form it trains, made for the format.
 TRAINED_EVALUATOR = "nesbot-trained"  # trained at level 19, the next piece used at once
 REACTION_TRAINED_EVALUATOR = "nesbot-reaction18"  # trained at level 18 with --reaction 18
