@@ -9,6 +9,10 @@
 from libc.stdint cimport uint16_t
 from nesbot._core.pieces cimport NES_CELLS
 
+cdef extern from *:
+    # The index of the lowest set bit (x must not be 0): a row's first filled column.
+    int lowest_bit "__builtin_ctz"(unsigned int x) noexcept nogil
+
 cdef enum:
     BOARD_HIDDEN = 2        # rows above row 0 that the ROM can address
     BOARD_ROWS = 22         # rows -2 .. 19

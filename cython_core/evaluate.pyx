@@ -60,14 +60,12 @@ from nesbot._core.board cimport (
     Board,
     fits,
     has_tuck_spot,
+    lowest_bit,
 )
 from nesbot._core.features import ALL_FEATURE_NAMES  # the table the F_ slots come from
 from nesbot._core.pieces cimport LEVEL_ONE_FRAME_ROWS, NES_CELLS, NES_SPAWN_TABLE
 from nesbot._core.rules cimport SPAWN_X, SPAWN_Y
 from nesbot._core.surface cimport surface_index
-
-cdef extern from *:
-    int lowest_bit "__builtin_ctz"(unsigned int x) noexcept nogil
 
 cdef enum:
     WIDTH = 10
@@ -495,7 +493,7 @@ cdef double evaluate(const Board* b, int lines_cleared, int burned, int lock_hei
         board_features(b, &feat)
         for i in range(F_TOTAL_LOCK_HEIGHT + 1, FEATURE_COUNT):
             s += ww[i] * feat.f[i]
-    if w.nes or w.reach or w.well or w.wells:
+    if w.nes or w.reach or w.well or (w.wells and not w.extra):
         top_row = column_heights(b, heights)
     if w.extra:
         extra_features(b, &feat)

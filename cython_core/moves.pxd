@@ -104,7 +104,7 @@ cdef class Searcher:
                          uint8_t level, bint lock_only=*) noexcept nogil
     cdef void _plain_locks_cached(self, const Board* board, const Columns* columns,
                                   const Piece* start, uint8_t held, uint8_t level, int turns,
-                                  Piece* locks, bint* reached) noexcept nogil
+                                  uint8_t o, Piece* locks, bint* reached) noexcept nogil
     cdef PlainWalks* _plain_walks_from(self, const Piece* start, uint8_t held,
                                        uint8_t level) noexcept nogil
     cdef void write_pads(self, const Placement* p, uint8_t* out) noexcept nogil

@@ -15,7 +15,7 @@ from libc.stdint cimport int8_t, int32_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memset
 
-from nesbot._core.board cimport BOARD_HIDDEN, BOARD_ROWS, Board
+from nesbot._core.board cimport BOARD_HIDDEN, BOARD_ROWS, Board, lowest_bit
 from nesbot._core.buttons cimport BTN_A, BTN_B, BTN_DOWN, BTN_LEFT, BTN_RIGHT
 from nesbot._core.game cimport Game
 from nesbot._core.pieces cimport NES_CELLS, NES_ROTATE_A, NES_ROTATE_B, gravity_frames
@@ -40,9 +40,6 @@ cdef enum:
 cdef uint64_t PLAIN_NO_KEY = <uint64_t>-1   # an unused PlainWalks (no start's key)
 cdef Board EMPTY_BOARD                     # where the plain walks are taken (zeroed below)
 memset(&EMPTY_BOARD, 0, sizeof(Board))
-
-cdef extern from *:
-    int lowest_bit "__builtin_ctz"(unsigned int x) noexcept nogil
 
 # Each orientation's columns (dx from the origin) and its lowest cell's dy in each. A
 # piece's cells in one column are contiguous, so it falls in that column until the cell
@@ -371,8 +368,8 @@ cdef class Searcher:
             board_columns(board, &columns)
         for turns in range(4):
             if lock_only:
-                self._plain_locks_cached(board, &columns, start, held, level, turns, locks,
-                                         reached)
+                self._plain_locks_cached(board, &columns, start, held, level, turns, o,
+                                         locks, reached)
             for x in range(PLAIN_LEFTMOST, PLAIN_LEFTMOST + PLAIN_COLUMNS):
                 if lock_only:
                     if reached[x - PLAIN_LEFTMOST]:
@@ -388,8 +385,8 @@ cdef class Searcher:
 
     cdef void _plain_locks_cached(self, const Board* board, const Columns* columns,
                                   const Piece* start, uint8_t held, uint8_t level, int turns,
-                                  Piece* locks, bint* reached) noexcept nogil:
-        """plain_locks for the orientation `turns` A-turns from the start's, mostly without
+                                  uint8_t o, Piece* locks, bint* reached) noexcept nogil:
+        """plain_locks for orientation `o`, `turns` A-turns from the start's, mostly without
         a walk. A plain path's frames depend on the board only through the positions they
         test; on an empty board the tests that fail are the walls' and the floor's, which
         fail on every board. So on a board where every position the empty board's walk
@@ -399,9 +396,6 @@ cdef class Searcher:
         cdef PlainWalks* walks = self._plain_walks_from(start, held, level)
         cdef PlainWalk* walk
         cdef int i, r
-        cdef uint8_t o = start.orientation
-        for i in range(turns):
-            o = NES_ROTATE_A[o]
         for i in range(PLAIN_COLUMNS):
             walk = &walks.walks[turns][i]
             for r in range(columns.top, walk.last_row + 1):   # the rows above are empty

@@ -68,8 +68,9 @@ def main() -> None:
     parser.add_argument(
         "--hedge", action=argparse.BooleanOptionalAction, default=True, help="with --reaction"
     )
-    parser.add_argument("--evaluator", default=None, help="default: the default evaluator")
-    parser.add_argument("--weights", default=None, help="a weights file instead of --evaluator")
+    choice = parser.add_mutually_exclusive_group()
+    choice.add_argument("--evaluator", default=None, help="default: the default evaluator")
+    choice.add_argument("--weights", default=None, help="a weights file instead of --evaluator")
     args = parser.parse_args()
 
     settings = PlannerSettings(
