@@ -471,6 +471,31 @@ def test_weights_round_trip(tmp_path):
     assert load_weights(path).kill_screen_from_level == 28
     assert Evaluator.from_weights(load_weights(path), "k").kill_screen_from_level == 28
     assert kill.kill_screen_from_level == 29
+    slow = dataclasses.replace(kill, kill_screen_by_tap_hz={15: {"high_stack": 30.0}})
+    save_weights(slow, path)
+    assert load_weights(path) == slow
+    assert load_weights(path).kill_screen_by_tap_hz == {15: {"high_stack": 30.0}}
+    evaluator = Evaluator.from_weights(load_weights(path), "slow")
+    assert evaluator.kill_screen_by_tap_hz == slow.kill_screen_by_tap_hz
+
+
+def test_a_tap_rates_kill_screen_set_covers_it_and_slower_taps():
+    """kill_screen_by_tap_hz: a bot tapping at a listed rate, or slower down to the next
+    rate listed, plays that rate's set; a faster one plays kill_screen."""
+    base = MEATFIGHTER_2018.changed(high_stack=5.0)
+    sets = {20: {"high_stack": 20.0}, 12: {"high_stack": 12.0, "from_level": 27}}
+    weights = dataclasses.replace(
+        base, kill_screen={"high_stack": 30.0}, kill_screen_by_tap_hz=sets
+    )
+    evaluator = Evaluator.from_weights(weights, "by tap rate")
+    for played in (weights, evaluator):
+        expected = {30: {"high_stack": 30.0}, 20: sets[20], 15: sets[20], 12: sets[12]}
+        expected[10] = sets[12]
+        for tap_hz, kill_screen in expected.items():
+            at = played.at_tap_hz(tap_hz)
+            assert at.kill_screen == kill_screen and at.kill_screen_by_tap_hz == {}
+    assert evaluator.at_tap_hz(12).kill_screen_from_level == 27
+    assert evaluator.at_tap_hz(30).kill_screen_from_level == 29
 
 
 def _good() -> dict:
@@ -508,6 +533,26 @@ def _good() -> dict:
         (
             json.dumps(_good() | {"kill_screen": {"from_level": 27.5}}),
             "kill_screen from_level must be a level 0-29, got 27.5",
+        ),
+        (
+            json.dumps(_good() | {"kill_screen_by_tap_hz": [1]}),
+            "kill_screen_by_tap_hz must be a JSON object",
+        ),
+        (
+            json.dumps(_good() | {"kill_screen_by_tap_hz": {"fast": {}}}),
+            "kill_screen_by_tap_hz keys must be tap rates in Hz, got 'fast'",
+        ),
+        (
+            json.dumps(_good() | {"kill_screen_by_tap_hz": {"15": {"holes": 1}}}),
+            "kill_screen_by_tap_hz.15 has unknown keys: holes",
+        ),
+        (
+            json.dumps(_good() | {"kill_screen_by_tap_hz": {"15": {"high_stack": None}}}),
+            "kill_screen_by_tap_hz.15.high_stack must be a finite number",
+        ),
+        (
+            json.dumps(_good() | {"kill_screen_by_tap_hz": {"15": {"from_level": 31}}}),
+            "kill_screen from_level must be a level 0-29, got 31",
         ),
     ],
 )

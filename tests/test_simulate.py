@@ -22,6 +22,7 @@ from nesbot.lab.simulate import (
     game_setup,
     play_one,
     ray_runner,
+    run_identity,
     simulate,
     summarize,
 )
@@ -204,9 +205,9 @@ LOWER_THROUGHOUT = dataclasses.replace(
 )
 
 
-def _game_from(level: int, evaluator: Evaluator) -> dict:
+def _game_from(level: int, evaluator: Evaluator, tap_hz: int = 30) -> dict:
     """A game started at `level`, played with the reaction."""
-    planner = build_planner(evaluator, PlannerSettings(reaction=18))
+    planner = build_planner(evaluator, PlannerSettings(tap_hz=tap_hz, reaction=18))
     return play(planner, Game.start(level, nes_rng(9), 0, 0), 4000, reaction=18)
 
 
@@ -225,6 +226,21 @@ def test_a_kill_screen_set_from_an_earlier_level_plays_from_there():
     from_27 = _game_from(27, _with_kill_screen(LOWER | {"from_level": 27}))
     assert from_27 == _game_from(27, LOWER_THROUGHOUT) != safe
     assert _game_from(27, _with_kill_screen(LOWER)) == safe  # from level 29: not yet
+
+
+def test_a_slower_tap_rate_plays_its_own_kill_screen_set():
+    """kill_screen_by_tap_hz: the planner and a run's identity take the bot's tap rate's
+    set; a faster bot keeps kill_screen."""
+    by_tap = dataclasses.replace(
+        _with_kill_screen({"high_stack": 1.0}), kill_screen_by_tap_hz={20: LOWER}
+    )
+    assert _game_from(29, by_tap, tap_hz=15) == _game_from(29, _with_kill_screen(LOWER), 15)
+    assert _game_from(29, by_tap, tap_hz=15) != _game_from(29, by_tap.at_tap_hz(30), 15)
+    assert _game_from(29, by_tap) == _game_from(29, _with_kill_screen({"high_stack": 1.0}))
+    slow = run_identity(GameSpec(by_tap, PlannerSettings(tap_hz=15), 29, 1, 0))
+    assert slow["evaluator"]["kill_screen_safe_stack_height"] == 3.0
+    fast = run_identity(GameSpec(by_tap, PlannerSettings(), 29, 1, 0))
+    assert fast["evaluator"]["kill_screen_safe_stack_height"] == SAFE.safe_stack_height
 
 
 def test_game_setup_depends_only_on_seed_and_index():

@@ -118,7 +118,10 @@ def build_planner(
     `tap_interval` overrides the settings' tap rate (the bot's straddled reading).
     `hold_shift` lets the gamepad search also hold a direction until it repeats (DAS: a
     player's move, which `nesbot rate` searches). `plain_first`: the current piece's
-    placements too come from plain paths only (the cheap policy of rate's playouts)."""
+    placements too come from plain paths only (the cheap policy of rate's playouts).
+    An evaluator with kill-screen sets for slower taps plays the settings' tap rate's."""
+    if hasattr(evaluator, "at_tap_hz"):
+        evaluator = evaluator.at_tap_hz(settings.tap_hz)
     planner = Planner(
         evaluator,
         tap_interval=tap_interval or settings.tap_interval,

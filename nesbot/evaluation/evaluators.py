@@ -8,7 +8,7 @@ bare published functions. Each names its published source below; the features ar
 in cython_core/evaluate.pyx, and docs/strength.md compares the evaluators.
 """
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +20,8 @@ from nesbot.evaluation.weights import (
     MEATFIGHTER_2018,
     Weights,
     check_kill_screen,
+    check_kill_screen_by_tap_hz,
+    kill_screen_at_tap_hz,
     kill_screen_from_level,
     kill_screen_vector,
     load_weights,
@@ -41,12 +43,22 @@ class Evaluator:
     # From level 29 on (or its from_level): these weights and safe_stack_height instead
     # (Weights.kill_screen).
     kill_screen: dict[str, float] = field(default_factory=dict, hash=False)
+    # Kill_screen sets for slower taps (Weights.kill_screen_by_tap_hz); build_planner plays
+    # the bot's own (at_tap_hz).
+    kill_screen_by_tap_hz: dict[int, dict[str, float]] = field(default_factory=dict, hash=False)
 
     def __post_init__(self) -> None:
         unknown = sorted(set(self.weights) - set(ALL_FEATURE_NAMES))
         if unknown:
             raise ValueError(f"evaluator {self.name}: unknown features {', '.join(unknown)}")
         check_kill_screen(self.kill_screen)
+        check_kill_screen_by_tap_hz(self.kill_screen_by_tap_hz)
+
+    def at_tap_hz(self, tap_hz: int) -> "Evaluator":
+        """This evaluator as a bot tapping `tap_hz` plays it: its tap rate's kill_screen
+        set as the kill_screen set."""
+        kill_screen = kill_screen_at_tap_hz(self.kill_screen, self.kill_screen_by_tap_hz, tap_hz)
+        return replace(self, kill_screen=kill_screen, kill_screen_by_tap_hz={})
 
     def as_vector(self) -> list[float]:
         """All features' weights in ALL_FEATURE_NAMES order, lower-is-better."""
@@ -81,6 +93,7 @@ class Evaluator:
             provenance=weights.provenance,
             safe_stack_height=weights.safe_stack_height,
             kill_screen=weights.kill_screen,
+            kill_screen_by_tap_hz=weights.kill_screen_by_tap_hz,
         )
 
 

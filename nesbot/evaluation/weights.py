@@ -4,9 +4,11 @@ A weights file is one JSON object: a number for each evaluation feature it weigh
 names of nesbot._core.features, which names every feature once), "ceiling" (the rule-2
 penalty scale), "safe_stack_height" (where the feature high_stack starts counting rows) and
 "provenance", an object saying where the numbers come from (source, command, seed, games,
-...). meatfighter's 17 features, "ceiling" and "provenance" are required; any other feature
-left out weighs 0 (files written before it existed), safe_stack_height defaults to 8, and
-no other key is allowed, so a typo cannot silently leave a weight at a default.
+...), and optionally "kill_screen" (the weights from level 29 on) and
+"kill_screen_by_tap_hz" (such sets for slower tap rates). meatfighter's 17 features,
+"ceiling" and "provenance" are required; any other feature left out weighs 0 (files
+written before it existed), safe_stack_height defaults to 8, and no other key is allowed,
+so a typo cannot silently leave a weight at a default.
 `load_weights` raises NesbotError with one sentence for any problem with the file.
 
 `as_vector()` gives every feature's weight in ALL_FEATURE_NAMES order (what the C evaluator
@@ -18,7 +20,7 @@ import json
 import math
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +59,10 @@ class Weights:
     # From level 29 on (a row a frame), or from its "from_level": these features' weights,
     # and safe_stack_height, instead (KILL_SCREEN_KEYS); empty: the same weights throughout.
     kill_screen: dict[str, float] = field(default_factory=dict, hash=False)
+    # Tap rate (Hz) -> a kill_screen set for a bot tapping that fast or slower (down to the
+    # next rate listed): at 1G the rows a piece falls per tap decide which stacks it can
+    # cross (kill_screen_at_tap_hz).
+    kill_screen_by_tap_hz: dict[int, dict[str, float]] = field(default_factory=dict, hash=False)
 
     def __post_init__(self) -> None:
         if len(self.vector) != len(ALL_FEATURE_NAMES):
@@ -64,6 +70,7 @@ class Weights:
                 f"Weights needs {len(ALL_FEATURE_NAMES)} weights, got {len(self.vector)}"
             )
         check_kill_screen(self.kill_screen)
+        check_kill_screen_by_tap_hz(self.kill_screen_by_tap_hz)
 
     @classmethod
     def named(
@@ -73,6 +80,7 @@ class Weights:
         safe_stack_height: float = DEFAULT_SAFE_STACK_HEIGHT,
         provenance: dict[str, Any] | None = None,
         kill_screen: Mapping[str, float] | None = None,
+        kill_screen_by_tap_hz: Mapping[int, Mapping[str, float]] | None = None,
     ) -> "Weights":
         """Weights from feature name -> weight; the features not named weigh 0."""
         unknown = sorted(set(weights) - set(ALL_FEATURE_NAMES))
@@ -84,6 +92,10 @@ class Weights:
             float(safe_stack_height),
             dict(provenance or {}),
             {name: float(value) for name, value in (kill_screen or {}).items()},
+            {
+                int(hz): {name: float(value) for name, value in changes.items()}
+                for hz, changes in (kill_screen_by_tap_hz or {}).items()
+            },
         )
 
     def __getitem__(self, name: str) -> float:
@@ -99,7 +111,21 @@ class Weights:
         ceiling = changes.pop("ceiling", self.ceiling)
         safe_stack_height = changes.pop("safe_stack_height", self.safe_stack_height)
         return Weights.named(
-            self.by_name() | changes, ceiling, safe_stack_height, self.provenance, self.kill_screen
+            self.by_name() | changes,
+            ceiling,
+            safe_stack_height,
+            self.provenance,
+            self.kill_screen,
+            self.kill_screen_by_tap_hz,
+        )
+
+    def at_tap_hz(self, tap_hz: int) -> "Weights":
+        """These weights as a bot tapping `tap_hz` plays them: its tap rate's kill_screen
+        set as the kill_screen set."""
+        return replace(
+            self,
+            kill_screen=kill_screen_at_tap_hz(self.kill_screen, self.kill_screen_by_tap_hz, tap_hz),
+            kill_screen_by_tap_hz={},
         )
 
     def as_vector(self) -> list[float]:
@@ -159,6 +185,24 @@ def check_kill_screen(kill_screen: Mapping[str, float]) -> None:
         )
 
 
+def check_kill_screen_by_tap_hz(by_tap_hz: Mapping[int, Mapping[str, float]]) -> None:
+    for hz, kill_screen in by_tap_hz.items():
+        if isinstance(hz, bool) or not isinstance(hz, int) or hz <= 0:
+            raise ValueError(f"kill_screen_by_tap_hz keys must be tap rates in Hz, got {hz!r}")
+        check_kill_screen(kill_screen)
+
+
+def kill_screen_at_tap_hz(
+    kill_screen: Mapping[str, float],
+    by_tap_hz: Mapping[int, Mapping[str, float]],
+    tap_hz: int,
+) -> dict[str, float]:
+    """The kill_screen set a bot tapping `tap_hz` plays: the one listed at the slowest
+    rate at least that fast, else `kill_screen` (the sets are for slower taps)."""
+    covering = [hz for hz in by_tap_hz if hz >= tap_hz]
+    return dict(by_tap_hz[min(covering)] if covering else kill_screen)
+
+
 def kill_screen_from_level(kill_screen: Mapping[str, float]) -> int:
     """The level a kill_screen set takes over from."""
     return int(kill_screen.get("from_level", KILL_SCREEN_LEVEL))
@@ -177,7 +221,7 @@ def kill_screen_vector(
 
 _REQUIRED_KEYS = (*FEATURE_NAMES, "ceiling", "provenance")
 _NUMBER_KEYS = (*ALL_FEATURE_NAMES, *_SETTINGS)
-_ALL_KEYS = (*_NUMBER_KEYS, "provenance", "kill_screen")
+_ALL_KEYS = (*_NUMBER_KEYS, "provenance", "kill_screen", "kill_screen_by_tap_hz")
 
 
 def load_weights(path: str | os.PathLike[str]) -> Weights:
@@ -205,16 +249,20 @@ def load_weights(path: str | os.PathLike[str]) -> Weights:
     unknown = [k for k in data if k not in _ALL_KEYS]
     if unknown:
         raise NesbotError(f"weights file {path} has unknown keys: {', '.join(unknown)}")
-    kill_screen = data.get("kill_screen", {})
-    if not isinstance(kill_screen, dict):
-        raise NesbotError(f"weights file {path}: kill_screen must be a JSON object")
-    unknown = [k for k in kill_screen if k not in KILL_SCREEN_KEYS]
-    if unknown:
-        raise NesbotError(
-            f"weights file {path}: kill_screen has unknown keys: {', '.join(unknown)}"
-        )
     numbers = [(key, data[key]) for key in _NUMBER_KEYS if key in data]
-    numbers += [(f"kill_screen.{key}", value) for key, value in kill_screen.items()]
+    kill_screen = _kill_screen_set(path, "kill_screen", data.get("kill_screen", {}), numbers)
+    by_tap_hz_data = data.get("kill_screen_by_tap_hz", {})
+    if not isinstance(by_tap_hz_data, dict):
+        raise NesbotError(f"weights file {path}: kill_screen_by_tap_hz must be a JSON object")
+    by_tap_hz = {}
+    for hz, changes in by_tap_hz_data.items():
+        if not (hz.isascii() and hz.isdigit()) or int(hz) == 0:
+            raise NesbotError(
+                f"weights file {path}: kill_screen_by_tap_hz keys must be tap rates in Hz, "
+                f"got {hz!r}"
+            )
+        name = f"kill_screen_by_tap_hz.{hz}"
+        by_tap_hz[int(hz)] = _kill_screen_set(path, name, changes, numbers)
     for key, value in numbers:
         # bool is an int in Python, but true/false in a weights file is a mistake.
         if (
@@ -233,9 +281,23 @@ def load_weights(path: str | os.PathLike[str]) -> Weights:
             data.get("safe_stack_height", DEFAULT_SAFE_STACK_HEIGHT),
             data["provenance"],
             kill_screen,
+            by_tap_hz,
         )
     except ValueError as e:
         raise NesbotError(f"weights file {path}: {e}") from None
+
+
+def _kill_screen_set(
+    path: Path, name: str, changes: Any, numbers: list[tuple[str, Any]]
+) -> dict[str, Any]:
+    """A file's kill_screen set, its keys checked; its numbers are added to `numbers`."""
+    if not isinstance(changes, dict):
+        raise NesbotError(f"weights file {path}: {name} must be a JSON object")
+    unknown = [k for k in changes if k not in KILL_SCREEN_KEYS]
+    if unknown:
+        raise NesbotError(f"weights file {path}: {name} has unknown keys: {', '.join(unknown)}")
+    numbers += [(f"{name}.{key}", value) for key, value in changes.items()]
+    return changes
 
 
 def save_weights(weights: Weights, path: str | os.PathLike[str]) -> None:
@@ -245,6 +307,10 @@ def save_weights(weights: Weights, path: str | os.PathLike[str]) -> None:
     data |= {"ceiling": weights.ceiling, "safe_stack_height": weights.safe_stack_height}
     if weights.kill_screen:
         data["kill_screen"] = weights.kill_screen
+    if weights.kill_screen_by_tap_hz:
+        data["kill_screen_by_tap_hz"] = {
+            str(hz): changes for hz, changes in weights.kill_screen_by_tap_hz.items()
+        }
     data["provenance"] = weights.provenance
     try:
         path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")

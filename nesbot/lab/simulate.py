@@ -315,7 +315,7 @@ class Summary:
 
 def run_identity(spec: GameSpec) -> dict[str, Any]:
     """What a run's games depend on but their index (SavedGames keeps it with them)."""
-    evaluator = spec.evaluator
+    evaluator = spec.evaluator.at_tap_hz(spec.settings.tap_hz)  # the set its planner plays
     # Through JSON and back: it is compared with what a file read back holds (lists, not
     # tuples).
     return json.loads(
