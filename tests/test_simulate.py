@@ -12,6 +12,7 @@ from test_train import local_ray  # noqa: F401 (the session's one local Ray inst
 from nesbot._core.game import Game
 from nesbot._core.planner import Planner
 from nesbot._core.simulate import nes_rng, play
+from nesbot.bot.explain import explain
 from nesbot.bot.planning import PlannerSettings, build_planner
 from nesbot.bot.policy import Bot
 from nesbot.bot.simulated_ram import run_policy
@@ -446,3 +447,17 @@ def test_a_premove_or_the_hedge_changes_the_play_and_needs_a_reaction():
         PlannerSettings(premove=2)
     with pytest.raises(NesbotError, match="outside"):
         PlannerSettings(reaction=18, premove=99)
+
+
+def test_explain_shows_the_kill_screen_set_of_its_tap_rate(tmp_path):
+    board = tmp_path / "board.txt"
+    board.write_text("\n".join(["." * 10] * 16 + ["#########."] * 4) + "\n")
+    by_tap = dataclasses.replace(_with_kill_screen(LOWER), kill_screen_by_tap_hz={20: {}})
+
+    def weighed(tap_hz: int) -> dict[str, str]:
+        out = explain(str(board), "T", "I", 29, by_tap, PlannerSettings(tap_hz=tap_hz))
+        trace = out.split("feature ", 1)[1].splitlines()[1:]
+        return {line.split()[0]: line.split()[2] for line in trace if len(line.split()) == 4}
+
+    assert weighed(30)["high_stack"] == "10"  # LOWER, the kill_screen set
+    assert "high_stack" not in weighed(15)  # the 20 Hz set (none): the safe weights, 0

@@ -67,6 +67,7 @@ def explain(
     settings: PlannerSettings = DEFAULT_SETTINGS,
 ) -> str:
     rows = read_board(board_path)
+    evaluator = evaluator.at_tap_hz(settings.tap_hz)  # the kill-screen set the bot plays
     at = {"level": level, "tap_interval": settings.tap_interval}
     lines = [
         "board:",
