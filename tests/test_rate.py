@@ -39,7 +39,7 @@ from nesbot.rating.positions import (
     logged_pieces,
     placement_between,
 )
-from nesbot.rating.rater import Rater, RatingSettings, describe_place
+from nesbot.rating.rater import Rater, RatingSettings, describe_place, worse_factors
 from nesbot.rating.speed import measure_speed, miss_chance
 from nesbot.show.overlay import Renderer
 from nesbot.show.video import probe_video
@@ -528,3 +528,26 @@ def test_a_blunder_is_played_out_again_by_the_bot_as_it_plays():
         rater.playout_planner, position, player, rating.best, rater.playout_seeds(1), 16
     )
     assert -cheap.gap > 500_000 and rating.points_lost < 0.5 * -cheap.gap
+
+
+def test_worse_factors_weigh_as_the_planner_of_the_settings_does():
+    """A placement's factors are the evaluator's terms at the rated tap rate: its
+    kill-screen set there (kill_screen_by_tap_hz) and its piece ranges."""
+    safe = get_evaluator("nesbot-rightwell-safe")
+    evaluator = replace(
+        safe,
+        kill_screen={"high_stack": 10.0, "safe_stack_height": 3.0},
+        kill_screen_by_tap_hz={20: {}},  # 20 Hz and slower: the safe weights throughout
+    )
+    position = Position([0] * 12 + [0x1FF] * 8, 0x12, 0x02, 29)
+    on_the_stack, in_the_well = (0, 10, 0x11), (9, 18, 0x11)  # vertical I's
+
+    def factors(tap_hz: int) -> tuple:
+        settings = PlannerSettings(tap_hz=tap_hz)
+        return worse_factors(position, on_the_stack, in_the_well, evaluator, settings)
+
+    assert "high_stack" in {factor.split()[0] for factor in factors(30)}
+    assert "high_stack" not in {factor.split()[0] for factor in factors(15)}
+    assert factors(15) == worse_factors(
+        position, on_the_stack, in_the_well, safe, PlannerSettings(tap_hz=15)
+    )

@@ -126,7 +126,9 @@ def _place_json(place: Place) -> dict:
     return {"x": x, "y": y, "orientation": orientation, "text": describe_place(place)}
 
 
-def _terms(position: Position, place: Place, evaluator: Evaluator) -> dict[str, tuple]:
+def _terms(
+    position: Position, place: Place, evaluator: Evaluator, tap_interval: int
+) -> dict[str, tuple]:
     after = position.after(place)
     state = after.state()
     cleared = ram.bcd_value(*state["lines"]) - position.lines
@@ -134,15 +136,24 @@ def _terms(position: Position, place: Place, evaluator: Evaluator) -> dict[str, 
     return {
         name: (value, term)
         for name, value, _w, term in evaluate_trace(
-            rows, cleared, 0, evaluator, level=position.level
+            rows, cleared, 0, evaluator, level=position.level, tap_interval=tap_interval
         )
     }
 
 
-def worse_factors(position: Position, player: Place, best: Place, evaluator: Evaluator) -> tuple:
-    """The evaluator's terms that are worse on the player's board than on the best's."""
-    mine = _terms(position, player, evaluator)
-    theirs = _terms(position, best, evaluator)
+def worse_factors(
+    position: Position,
+    player: Place,
+    best: Place,
+    evaluator: Evaluator,
+    settings: PlannerSettings = DEFAULT_SETTINGS,
+) -> tuple:
+    """The evaluator's terms that are worse on the player's board than on the best's,
+    weighed as the planner of `settings` weighs them (its tap rate's kill-screen set and
+    piece ranges)."""
+    evaluator = evaluator.at_tap_hz(settings.tap_hz)
+    mine = _terms(position, player, evaluator, settings.tap_interval)
+    theirs = _terms(position, best, evaluator, settings.tap_interval)
     gaps = []
     for name, (value, term) in mine.items():
         if name == "total" or name not in theirs:
@@ -250,7 +261,9 @@ class Rater:
         factors: tuple[str, ...] = ()
         if best is not None and best != decided:
             lost, lost_se = self._points_lost(position, decided, best, number)
-            factors = worse_factors(position, decided, best, self.settings.evaluator)
+            factors = worse_factors(
+                position, decided, best, self.settings.evaluator, self.settings.planner
+            )
         slack = chance = expected = risk = timed_miss = None
         if intent is not None and (heading is not None or intent.miss is not None):
             slack = intent.slack  # of the missed press, or of the tuck or spin made
