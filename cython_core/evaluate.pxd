@@ -37,29 +37,35 @@ cdef enum:
 ctypedef struct Features:
     double f[ALL_FEATURE_COUNT]      # feature values, indexed by the F_ indices
 
-ctypedef struct Weights:
+ctypedef struct WeightSet:
     double w[ALL_FEATURE_COUNT]      # one weight per feature, indexed by the F_ indices
-    double ceiling_weight            # rule 2 scale: a cell in row r < 7 costs this / (r + 1)
     double safe_height               # F_HIGH_STACK counts the stack's rows above this
-    bint calming                     # the search applies rules 1, 3 and 4 (meatfighter-2018)
+    # The feature groups this set weighs; evaluate computes only those.
     bint board                       # some w[2..16] is nonzero: compute those features
+    bint columns_only                # ... and only features of the column tops and holes
+                                     # (COLUMN_FEATURES): those alone, from column_heights
     bint extra                       # some w[17..24] but well_sums is nonzero: compute them
     bint wells                       # w[F_WELL_SUMS] is nonzero: compute it (with them or alone)
     bint nes                         # some w[25..30] is nonzero: compute those too
+    bint surface                     # w[F_SURFACE_VALUE] is nonzero: read the surface table
     bint reach                       # some w[31..32] is nonzero: compute those too
     bint well                        # some w[33..41] is nonzero: compute those too
+
+ctypedef struct Weights:
+    WeightSet base                   # the weights and their groups
+    double ceiling_weight            # rule 2 scale: a cell in row r < 7 costs this / (r + 1)
+    bint calming                     # the search applies rules 1, 3 and 4 (meatfighter-2018)
     # the piece-range limits (nesbot._core.piece_ranges.reach_limits) for the planner's tap rate,
-    # in rows of stack per level and column; filled only when `reach`
+    # in rows of stack per level and column; filled when either set weighs reach or well
     signed char reach_pass[REACH_LEVELS][REACH_COLUMNS]
     signed char reach_enter[REACH_LEVELS][REACH_COLUMNS]
-    # the right-well features' heights per level, from those limits; filled when `well`
+    # the right-well features' heights per level, from those limits; filled with them
     double scare_height[REACH_LEVELS]
     double beside_well_height[REACH_LEVELS]
     # From level 29 on (a row a frame), or from `kill_level` (an approach that lowers the
     # stack before it), a second set may weigh the positions (`kill`): the kill screen's
-    # weights and high_stack height; the group flags above cover both sets
-    double kill_w[ALL_FEATURE_COUNT]
-    double kill_safe_height
+    # weights, high_stack height and groups
+    WeightSet kill_set
     int kill_level
     bint kill
 
@@ -74,10 +80,10 @@ cdef void extra_features(const Board* b, Features* out) noexcept nogil
 # The board features of indices 25..30 into out.f, from the board, its column tops and
 # the stack's top row (`heights` and `top_row`, as column_heights in evaluate.pyx gives
 # them; F_HIGH_STACK past `safe_height` rows); out.f[F_BURNED_LINES] is set to 0, and
-# out.f[F_SURFACE_VALUE] too until the surface table is loaded (load_weights loads it for a
-# nonzero weight).
+# out.f[F_SURFACE_VALUE] too without `surface` or until the surface table is loaded
+# (load_weights loads it for a nonzero weight).
 cdef void nes_features(const Board* b, const int* heights, int top_row, double safe_height,
-                       Features* out) noexcept nogil
+                       bint surface, Features* out) noexcept nogil
 
 # The piece-range features (indices 31..32) into out.f, from the column tops with w's
 # limits at `level`.

@@ -226,6 +226,42 @@ cdef void board_features(const Board* b, Features* out) noexcept nogil:
     out.f[F_COLUMN_HEIGHT_VARIANCE] = variance
 
 
+cdef inline bint is_column_feature(int i) noexcept nogil:
+    # The board features column_features computes: the column tops' and the holes'.
+    return (i == F_TOTAL_COLUMN_HOLES or i == F_TOTAL_COLUMN_HEIGHTS or i == F_PILE_HEIGHT
+            or i == F_COLUMN_HEIGHT_SPREAD or i == F_COLUMN_HEIGHT_VARIANCE)
+
+
+cdef void column_features(const Board* b, const int* heights, int top_row,
+                          Features* out) noexcept nogil:
+    # board_features' column features (is_column_feature) from the column tops that
+    # column_heights gives, the others 0: a weight set that needs only these (the slow
+    # taps' kill screen) skips the row loop's other counts.
+    cdef int c, r, step, holes = 0, total = 0, highest = 0, lowest = FIELD_ROWS
+    cdef int variance = 0
+    cdef unsigned int m, above = 0
+    for r in range(top_row, FIELD_ROWS):
+        m = b.rows[r + BOARD_HIDDEN]
+        holes += popcount(above & ~m)
+        above = m
+    for c in range(WIDTH):
+        total += heights[c]
+        if heights[c] > highest:
+            highest = heights[c]
+        if heights[c] < lowest:
+            lowest = heights[c]
+        if c > 0:
+            step = heights[c] - heights[c - 1]
+            variance += step if step > 0 else -step
+    for c in range(F_TOTAL_LOCK_HEIGHT + 1, FEATURE_COUNT):
+        out.f[c] = 0.0
+    out.f[F_TOTAL_COLUMN_HOLES] = holes
+    out.f[F_TOTAL_COLUMN_HEIGHTS] = total
+    out.f[F_PILE_HEIGHT] = highest
+    out.f[F_COLUMN_HEIGHT_SPREAD] = highest - lowest
+    out.f[F_COLUMN_HEIGHT_VARIANCE] = variance
+
+
 cdef double ceiling_penalty(const Board* b, double ceiling_weight) noexcept nogil:
     cdef double s = 0.0
     cdef int i
@@ -328,7 +364,7 @@ cdef inline bint tetris_ready(const Board* b, int column, int height) noexcept n
 
 
 cdef void nes_features(const Board* b, const int* heights, int top_row, double safe_height,
-                       Features* out) noexcept nogil:
+                       bint surface, Features* out) noexcept nogil:
     cdef int c, r, well = 0, lowest = FIELD_ROWS + 1, total = 0, burns = 0
     cdef double over
     cdef unsigned int m, open_below = 0   # columns with an empty cell below row r
@@ -346,7 +382,7 @@ cdef void nes_features(const Board* b, const int* heights, int top_row, double s
     out.f[F_RIGHT_COLUMN_HEIGHT] = heights[WIDTH - 1]
     over = (total - lowest) / <double>(WIDTH - 1) - safe_height
     out.f[F_HIGH_STACK] = over * over if over > 0.0 else 0.0
-    out.f[F_SURFACE_VALUE] = surface_value(heights)
+    out.f[F_SURFACE_VALUE] = surface_value(heights) if surface else 0.0
     out.f[F_BURNS_NEEDED] = burns
 
 
@@ -466,52 +502,54 @@ cdef void well_features(const Board* b, const int* heights, int top_row, const W
     out.f[F_UNABLE_TO_BURN] = penalty
 
 
-cdef inline const double* weights_at(const Weights* w, int level,
-                                     double* safe_height) noexcept nogil:
-    # The weights that judge a position at `level`, and their high_stack height.
+cdef inline const WeightSet* weights_at(const Weights* w, int level) noexcept nogil:
+    # The set that judges a position at `level`.
     if w.kill and level >= w.kill_level:
-        safe_height[0] = w.kill_safe_height
-        return w.kill_w
-    safe_height[0] = w.safe_height
-    return w.w
+        return &w.kill_set
+    return &w.base
 
 
 cdef double evaluate(const Board* b, int lines_cleared, int burned, int lock_height_total,
                      double landing_height_total, int level, const Weights* w) noexcept nogil:
     cdef Features feat
-    cdef double s = 0.0, safe_height
+    cdef double s = 0.0
     cdef int i
     cdef int heights[WIDTH]          # column tops, for the NES and piece-range features
     cdef int top_row = FIELD_ROWS    # the stack's top row
-    cdef const double* ww = weights_at(w, level, &safe_height)
+    cdef const WeightSet* ws = weights_at(w, level)
+    cdef const double* ww = &ws.w[0]
     # Lines and lock height come from the caller; the board's 15 features only when some
-    # weight needs them (the right-well evaluator weighs none). The additions keep their
-    # order, so every value is what it was before this branch, to the last bit.
+    # weight needs them (the right-well evaluator weighs none), the column ones alone when
+    # they are all it weighs. The additions keep their order, so every value is what it
+    # was before each of these branches, to the last bit (a feature left 0 adds 0 x 0).
     s += ww[F_TOTAL_LINES_CLEARED] * lines_cleared
     s += ww[F_TOTAL_LOCK_HEIGHT] * lock_height_total
-    if w.board:
-        board_features(b, &feat)
+    if ws.nes or ws.reach or ws.well or ws.columns_only or (ws.wells and not ws.extra):
+        top_row = column_heights(b, heights)
+    if ws.board:
+        if ws.columns_only:
+            column_features(b, heights, top_row, &feat)
+        else:
+            board_features(b, &feat)
         for i in range(F_TOTAL_LOCK_HEIGHT + 1, FEATURE_COUNT):
             s += ww[i] * feat.f[i]
-    if w.nes or w.reach or w.well or (w.wells and not w.extra):
-        top_row = column_heights(b, heights)
-    if w.extra:
+    if ws.extra:
         extra_features(b, &feat)
         feat.f[F_LANDING_HEIGHT] = landing_height_total
         for i in range(FEATURE_COUNT, SEED_FEATURE_COUNT):
             s += ww[i] * feat.f[i]
-    elif w.wells:   # well_sums alone: the group's other terms would each add 0
+    elif ws.wells:   # well_sums alone: the group's other terms would each add 0
         s += ww[F_WELL_SUMS] * well_sums(b, top_row)
-    if w.nes:
-        nes_features(b, heights, top_row, safe_height, &feat)
+    if ws.nes:
+        nes_features(b, heights, top_row, ws.safe_height, ws.surface, &feat)
         feat.f[F_BURNED_LINES] = burned
         for i in range(SEED_FEATURE_COUNT, NES_FEATURE_END):
             s += ww[i] * feat.f[i]
-    if w.reach:
+    if ws.reach:
         reach_features(heights, w, level, &feat)
         for i in range(NES_FEATURE_END, REACH_FEATURE_END):
             s += ww[i] * feat.f[i]
-    if w.well:
+    if ws.well:
         well_features(b, heights, top_row, w, level, &feat)
         for i in range(REACH_FEATURE_END, ALL_FEATURE_COUNT):
             s += ww[i] * feat.f[i]
@@ -685,16 +723,9 @@ cdef int load_weights(object weights, Weights* w, int tap_interval=2) except -1:
                 f"weights needs {FEATURE_COUNT} or {ALL_FEATURE_COUNT} floats (one more with "
                 f"the ceiling weight last), got {len(vec)}")
     vec += [0.0] * (ALL_FEATURE_COUNT - len(vec))
-    w.board = False
-    w.extra = False
-    w.wells = False
-    w.nes = False
-    w.reach = False
-    w.well = False
-    _set_weights(w, w.w, vec)
+    _set_weights(&w.base, vec, getattr(weights, "safe_stack_height", SAFE_STACK_HEIGHT))
     w.ceiling_weight = ceiling
     w.calming = calming
-    w.safe_height = float(getattr(weights, "safe_stack_height", SAFE_STACK_HEIGHT))
     # the kill screen's own set, if the evaluator has one (Evaluator.kill_screen_vector)
     kill = weights.kill_screen_vector() if hasattr(weights, "kill_screen_vector") else None
     w.kill = kill is not None
@@ -702,35 +733,48 @@ cdef int load_weights(object weights, Weights* w, int tap_interval=2) except -1:
         if len(kill) != ALL_FEATURE_COUNT:
             raise ValueError(f"kill_screen_vector() gave {len(kill)} weights, expected "
                              f"{ALL_FEATURE_COUNT}")
-        _set_weights(w, w.kill_w, [float(v) for v in kill])
-        w.kill_safe_height = float(weights.kill_screen_safe_stack_height)
+        _set_weights(&w.kill_set, [float(v) for v in kill],
+                     weights.kill_screen_safe_stack_height)
         w.kill_level = int(getattr(weights, "kill_screen_from_level", LEVEL_ONE_FRAME_ROWS))
-    if w.w[F_SURFACE_VALUE] != 0.0 or (w.kill and w.kill_w[F_SURFACE_VALUE] != 0.0):
+    if w.base.surface or (w.kill and w.kill_set.surface):
         use_surface_table()
-    if w.reach or w.well:
+    if uses_ranges(w):
         load_reach_limits(w, tap_interval)
     return 0
 
 
-cdef void _set_weights(Weights* w, double* into, list vec):
-    # `vec` into `into` (w.w or w.kill_w), marking the feature groups it needs in w.
+cdef void _set_weights(WeightSet* into, list vec, safe_height):
+    # `vec` and `safe_height` into `into`, marking the feature groups it weighs.
     cdef int i
+    into.safe_height = float(safe_height)
+    into.board = into.extra = into.wells = into.nes = into.surface = False
+    into.reach = into.well = False
+    into.columns_only = True
     for i in range(ALL_FEATURE_COUNT):
-        into[i] = vec[i]
+        into.w[i] = vec[i]
         if vec[i] == 0.0:
             continue
         if F_TOTAL_LOCK_HEIGHT < i < FEATURE_COUNT:
-            w.board = True
+            into.board = True
+            into.columns_only = into.columns_only and is_column_feature(i)
         elif i == F_WELL_SUMS:
-            w.wells = True
+            into.wells = True
         elif FEATURE_COUNT <= i < SEED_FEATURE_COUNT:
-            w.extra = True
+            into.extra = True
         elif SEED_FEATURE_COUNT <= i < NES_FEATURE_END:
-            w.nes = True
+            into.nes = True
+            into.surface = into.surface or i == F_SURFACE_VALUE
         elif NES_FEATURE_END <= i < REACH_FEATURE_END:
-            w.reach = True
+            into.reach = True
         elif i >= REACH_FEATURE_END:
-            w.well = True
+            into.well = True
+    into.columns_only = into.board and into.columns_only
+
+
+cdef bint uses_ranges(const Weights* w) noexcept:
+    # Some set weighs the piece ranges or the right well's heights made from them.
+    return (w.base.reach or w.base.well
+            or (w.kill and (w.kill_set.reach or w.kill_set.well)))
 
 
 cdef int load_reach_limits(Weights* w, int tap_interval) except -1:
@@ -761,7 +805,7 @@ cdef void every_feature(const Board* b, const Weights* w, int level, double safe
     board_features(b, f)
     extra_features(b, f)
     top_row = column_heights(b, heights)
-    nes_features(b, heights, top_row, safe_height, f)
+    nes_features(b, heights, top_row, safe_height, True, f)
     reach_features(heights, w, level, f)
     well_features(b, heights, top_row, w, level, f)
 
@@ -823,11 +867,11 @@ def evaluate_trace(rows, int lines_cleared, int lock_height_total, weights,
     cdef Features f
     _load_board(rows, &b)
     load_weights(weights, &w, tap_interval)
-    if not (w.reach or w.well):
+    if not uses_ranges(&w):
         load_reach_limits(&w, tap_interval)   # reach_features reads them below
-    cdef double safe_height
-    cdef const double* ww = weights_at(&w, level, &safe_height)
-    every_feature(&b, &w, level, safe_height, &f)
+    cdef const WeightSet* ws = weights_at(&w, level)
+    cdef const double* ww = &ws.w[0]
+    every_feature(&b, &w, level, ws.safe_height, &f)
     f.f[F_TOTAL_LINES_CLEARED] = lines_cleared
     f.f[F_TOTAL_LOCK_HEIGHT] = lock_height_total
     f.f[F_LANDING_HEIGHT] = landing_height_total

@@ -9,7 +9,7 @@ everywhere; its computation in evaluate.pyx is the one thing to write by hand.
 
 Heights count from the floor (a cell in row 19 has height 1); rows are numbered from the
 top, 0..19 (rows -2 and -1 are hidden). The groups are computed only when an evaluator
-weighs one of their features (Weights' flags in evaluate.pxd).
+weighs one of their features (WeightSet's flags in evaluate.pxd, one per weight set).
 """
 
 from pathlib import Path

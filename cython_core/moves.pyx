@@ -32,7 +32,7 @@ cdef uint8_t PRESSABLE = BTN_LEFT | BTN_RIGHT | BTN_A | BTN_B
 cdef uint8_t[4] BUTTONS = [BTN_LEFT, BTN_RIGHT, BTN_A, BTN_B]   # the order of Node.wait
 
 cdef enum:
-    HOLD_KEPT_PRESSES = 12   # idle_into_hold: presses' time of the hold still searched
+    HOLD_KEPT_PRESSES = 9    # idle_into_hold: presses' time of the hold still searched
     HOLD_ROWS = BOARD_HIDDEN + 3   # rows -2..2: a hanging piece's cells (-2..1) and one more
     PLAIN_WALK_SLOTS = 32    # starts whose plain walks a searcher keeps (a power of two)
     PLAIN_WALK_KEPT = 24     # at most this many at once: then all are forgotten
@@ -109,9 +109,10 @@ cdef inline int idle_into_hold(Piece* p, const Board* b, uint8_t level,
     # in the search's order of buttons, so the path it finds to each lock idles as long
     # as the lock stays as near in frames; and every state the piece can be in when the
     # hold ends is reached within HOLD_KEPT_PRESSES presses' time (on rows the stack does
-    # not reach, where the piece moves as on an empty board: at most 6 shifts, 2 turns
-    # and the last presses' pattern). So idling through the hold but for that time gives
-    # the same placements and paths (tests/test_search.py checks it at every tap rate).
+    # not reach, where the piece moves as on an empty board: at most 6 shifts and 2 turns,
+    # one press each, and a press's time more for the last presses' phase; the test finds
+    # the same from 6 on). So idling through the hold but for that time gives the same
+    # placements and paths (tests/test_search.py checks it at every tap rate).
     # Not with held shifts (DAS charging takes its own frames) or Down (it ends the hold).
     # Advances p by the frames idled and returns them (0 outside the hold).
     cdef int r, frames, kept
@@ -391,21 +392,38 @@ cdef class Searcher:
         test; on an empty board the tests that fail are the walls' and the floor's, which
         fail on every board. So on a board where every position the empty board's walk
         tested successfully is empty too, the walk is the empty board's, frame for frame:
-        its outcome, then (in place) the drop. A board that fills one of those cells gets
-        the walks themselves."""
+        its outcome, then (in place) the drop. The columns whose walks meet a filled cell
+        walk on the board: alone, or all of a side of the start's column in one walk
+        where several on that side are met (it passes each on its way)."""
         cdef PlainWalks* walks = self._plain_walks_from(start, held, level)
         cdef PlainWalk* walk
-        cdef int i, r
+        cdef int i, r, side
+        cdef int met_on[3]          # columns met left of the start's, at it, right of it
+        cdef bint met[PLAIN_COLUMNS]
+        met_on[0] = met_on[1] = met_on[2] = 0
         for i in range(PLAIN_COLUMNS):
             walk = &walks.walks[turns][i]
+            met[i] = False
             for r in range(columns.top, walk.last_row + 1):   # the rows above are empty
                 if board.rows[r] & walk.mask[r]:
-                    plain_locks(board, start, held, level, &self.model, o, locks, reached)
-                    return
+                    met[i] = True
+                    met_on[side_of(PLAIN_LEFTMOST + i, start.x)] += 1
+                    break
+            if met[i]:
+                continue
             reached[i] = walk.outcome == WALK_ON or walk.outcome == WALK_LOCKED
             locks[i] = walk.end
             if walk.outcome == WALK_ON:
                 drop(&locks[i], columns)   # as walk_to_lock does once in place
+        for side in range(-1, 2, 2):
+            if met_on[side + 1] > 1:
+                plain_locks_side(board, start, held, level, &self.model, o, side, locks,
+                                 reached)
+        for i in range(PLAIN_COLUMNS):
+            side = side_of(PLAIN_LEFTMOST + i, start.x)
+            if met[i] and (side == 1 or met_on[side] == 1):
+                reached[i] = plain_lock(board, start, held, level, &self.model,
+                                        PLAIN_LEFTMOST + i, o, &locks[i])
 
     cdef PlainWalks* _plain_walks_from(self, const Piece* start, uint8_t held,
                                        uint8_t level) noexcept nogil:
@@ -535,44 +553,48 @@ cdef bint plain_lock(const Board* board, const Piece* start, uint8_t held, uint8
     return walk_to_lock(&w, board, level, model, x, orientation, rotate, locked)
 
 
-cdef void plain_locks(const Board* board, const Piece* start, uint8_t held, uint8_t level,
-                      const InputModel* model, uint8_t orientation, Piece* locks,
-                      bint* reached) noexcept nogil:
-    # plain_lock to every column (index x - PLAIN_LEFTMOST) without a walk per column: until
-    # the piece is in column x, the plain path to x presses what the path to the farthest
-    # column on that side presses. So one walk per side goes on past each column it
-    # reaches, and a copy stops shifting there (it may still have to rotate, then drops).
+cdef inline int side_of(int x, int start_x) noexcept nogil:
+    # Column x is left of the start's (0), the start's (1) or right of it (2).
+    return (x > start_x) - (x < start_x) + 1
+
+
+cdef void plain_locks_side(const Board* board, const Piece* start, uint8_t held,
+                           uint8_t level, const InputModel* model, uint8_t orientation,
+                           int side, Piece* locks, bint* reached) noexcept nogil:
+    # plain_lock to every column on one side of the start's (side -1: left, 1: right; index
+    # x - PLAIN_LEFTMOST) without a walk per column: until the piece is in column x, the
+    # plain path to x presses what the path to the farthest column on that side presses.
+    # So one walk goes on past each column it reaches, and a copy stops shifting there (it
+    # may still have to rotate, then drops).
     cdef Walk w, branch
-    cdef int side, x, far, step
+    cdef int x, far, step
     cdef uint8_t rotate = rotate_button(start.orientation, orientation)
-    for x in range(PLAIN_COLUMNS):
-        reached[x] = False
+    far = PLAIN_LEFTMOST if side < 0 else PLAIN_LEFTMOST + PLAIN_COLUMNS - 1
+    x = start.x + side
+    while (x - far) * side <= 0:
+        reached[x - PLAIN_LEFTMOST] = False
+        x += side
     if rotate == 0:
         return
-    x = start.x
-    reached[x - PLAIN_LEFTMOST] = plain_lock(board, start, held, level, model, x, orientation,
-                                             &locks[x - PLAIN_LEFTMOST])
-    for side in range(-1, 2, 2):    # left, then right
-        far = PLAIN_LEFTMOST if side < 0 else PLAIN_LEFTMOST + PLAIN_COLUMNS - 1
-        walk_start(&w, start, held, model)
-        x = start.x + side
-        while w.frame < PLAIN_PATH_MAX and (x - far) * side <= 0:
-            if w.p.x == x:
-                branch = w
-                reached[x - PLAIN_LEFTMOST] = walk_to_lock(
-                    &branch, board, level, model, x, orientation, rotate,
-                    &locks[x - PLAIN_LEFTMOST])
-                x += side
-                continue
-            step = walk_frame(&w, board, level, model, far, orientation, rotate, False, NULL)
-            if step == WALK_ON:
-                continue
-            if (step == WALK_LOCKED_ELSEWHERE or step == WALK_LOCKED) and w.p.x == x \
-                    and w.p.orientation == orientation:
-                # it came to column x on the frame it locked: so does the path to x
-                reached[x - PLAIN_LEFTMOST] = True
-                locks[x - PLAIN_LEFTMOST] = w.p
-            break
+    walk_start(&w, start, held, model)
+    x = start.x + side
+    while w.frame < PLAIN_PATH_MAX and (x - far) * side <= 0:
+        if w.p.x == x:
+            branch = w
+            reached[x - PLAIN_LEFTMOST] = walk_to_lock(
+                &branch, board, level, model, x, orientation, rotate,
+                &locks[x - PLAIN_LEFTMOST])
+            x += side
+            continue
+        step = walk_frame(&w, board, level, model, far, orientation, rotate, False, NULL)
+        if step == WALK_ON:
+            continue
+        if (step == WALK_LOCKED_ELSEWHERE or step == WALK_LOCKED) and w.p.x == x \
+                and w.p.orientation == orientation:
+            # it came to column x on the frame it locked: so does the path to x
+            reached[x - PLAIN_LEFTMOST] = True
+            locks[x - PLAIN_LEFTMOST] = w.p
+        break
 
 
 cdef inline void board_columns(const Board* board, Columns* columns) noexcept nogil:

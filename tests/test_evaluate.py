@@ -298,6 +298,48 @@ def test_evaluate_is_weighted_sum_plus_ceiling_penalty():
             assert got == pytest.approx(expected, rel=1e-12, abs=1e-9)
 
 
+COLUMN_FEATURES = (
+    "total_column_holes",
+    "total_column_heights",
+    "pile_height",
+    "column_height_spread",
+    "column_height_variance",
+)
+
+
+def test_a_set_weighing_only_column_features_computes_them_alone_alike():
+    """A set whose board features are only the column tops' and the holes' (the slow
+    taps' kill screen) computes those from the column tops alone: the same values."""
+    rng = np.random.default_rng(8)
+    columns = [FEATURE_NAMES.index(name) for name in COLUMN_FEATURES]
+    for rows in RANDOM_BOARDS:
+        weights = [0.0] * 17
+        for i in columns:
+            weights[i] = float(rng.normal())
+        f = ref_features(rows)
+        expected = sum(w * x for w, x in zip(weights, f, strict=True)) + ref_ceiling(rows, 5.0)
+        got = evaluate_py(rows, 0, 0, [*weights, 5.0])
+        assert got == pytest.approx(expected, rel=1e-12, abs=1e-9), rows
+
+
+def test_each_set_weighs_with_the_feature_groups_it_needs():
+    """The sets before and from the kill screen's level each compute the groups they
+    weigh: a kill set of column features alone, after a base set of every group and the
+    surface table, evaluates as those weights alone do, and the base as itself."""
+    full = MEATFIGHTER_2018.changed(
+        surface_value=-3.0, well_sums=0.5, high_stack=4.0, covered_cells=2.0, stack_holes=9.0
+    )
+    light = {name: 0.0 for name in ALL_FEATURE_NAMES} | dict.fromkeys(COLUMN_FEATURES, 7.0)
+    kill = dataclasses.replace(full, kill_screen=light)
+    alone = Weights.named(light, ceiling=full.ceiling)
+    for rows in RANDOM_BOARDS[:60]:
+        assert evaluate_py(rows, 2, 5, kill, level=19) == evaluate_py(rows, 2, 5, full, level=19)
+        assert evaluate_py(rows, 2, 5, kill, level=29) == evaluate_py(rows, 2, 5, alone, level=29)
+    reverse = dataclasses.replace(alone, kill_screen=full.by_name())
+    for rows in RANDOM_BOARDS[:60]:
+        assert evaluate_py(rows, 2, 5, reverse, level=29) == evaluate_py(rows, 2, 5, full, level=29)
+
+
 def test_weights_forms_agree():
     rows = RANDOM_BOARDS[3]
     vec = MEATFIGHTER_2018.as_vector()

@@ -81,6 +81,22 @@ def test_well_sums_count_the_run_below_each_well_cell():
     assert extra(rows)["well_sums"] == 6
 
 
+@pytest.mark.parametrize("holes", [False, True])
+def test_well_sums_weighed_alone_count_as_their_definition(holes):
+    """Weighed alone (computed apart from its group), well_sums counts as the cell-by-cell
+    definition does, on stacks with holes and without."""
+    rng = np.random.default_rng(31 + holes)
+    weights = [0.0] * len(ALL_FEATURE_NAMES) + [0.0]  # no ceiling penalty
+    weights[ALL_FEATURE_NAMES.index("well_sums")] = 1.0
+    for _ in range(300):
+        heights = rng.integers(0, 21, size=10) * (rng.random(10) < 0.8)
+        rows = [sum(1 << c for c in range(10) if heights[c] >= 20 - r) for r in range(20)]
+        if holes:
+            r = int(rng.integers(0, 20))
+            rows[r] &= ~(1 << int(rng.integers(0, 10)))
+        assert evaluate_py(rows, 0, 0, weights) == ref_extra(rows)["well_sums"], rows
+
+
 def test_covered_cells_and_their_heights():
     # Column 0 filled at row 10 only: rows 11..19 under it are covered, heights 9..1.
     rows = [0] * 20

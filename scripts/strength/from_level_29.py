@@ -82,9 +82,10 @@ def play_on(job: tuple[Evaluator, PlannerSettings, int, int, dict]) -> dict:
 
 def with_kill_screen(base: Evaluator, name: str, change: dict[str, float]) -> Evaluator:
     """`base` with a kill_screen set: its own weights, changed by `change` (which may set
-    safe_stack_height and from_level)."""
+    safe_stack_height and from_level), played at every tap rate (without base's sets for
+    slower taps, which would take its place there)."""
     kill = dict(base.weights) | {"safe_stack_height": base.safe_stack_height} | change
-    return dataclasses.replace(base, name=name, kill_screen=kill)
+    return dataclasses.replace(base, name=name, kill_screen=kill, kill_screen_by_tap_hz={})
 
 
 def main() -> None:
