@@ -387,12 +387,12 @@ cdef class Searcher:
     cdef void _plain_locks_cached(self, const Board* board, const Columns* columns,
                                   const Piece* start, uint8_t held, uint8_t level, int turns,
                                   uint8_t o, Piece* locks, bint* reached) noexcept nogil:
-        """plain_locks for orientation `o`, `turns` A-turns from the start's, mostly without
-        a walk. A plain path's frames depend on the board only through the positions they
-        test; on an empty board the tests that fail are the walls' and the floor's, which
-        fail on every board. So on a board where every position the empty board's walk
-        tested successfully is empty too, the walk is the empty board's, frame for frame:
-        its outcome, then (in place) the drop. The columns whose walks meet a filled cell
+        """plain_lock to every column for orientation `o`, `turns` A-turns from the
+        start's, mostly without a walk. A plain path's frames depend on the board only
+        through the positions they test; on an empty board the tests that fail are the
+        walls' and the floor's, which fail on every board. So on a board where every
+        position the empty board's walk tested successfully is empty too, the walk is the
+        empty board's, frame for frame: its outcome, then (in place) the drop. The columns whose walks meet a filled cell
         walk on the board: alone, or all of a side of the start's column in one walk
         where several on that side are met (it passes each on its way)."""
         cdef PlainWalks* walks = self._plain_walks_from(start, held, level)
