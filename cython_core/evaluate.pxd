@@ -43,7 +43,7 @@ ctypedef struct WeightSet:
     # The feature groups this set weighs; evaluate computes only those.
     bint board                       # some w[2..16] is nonzero: compute those features
     bint columns_only                # ... and only features of the column tops and holes
-                                     # (COLUMN_FEATURES): those alone, from column_heights
+                                     # (is_column_feature): those alone, from column_heights
     bint extra                       # some w[17..24] but well_sums is nonzero: compute them
     bint wells                       # w[F_WELL_SUMS] is nonzero: compute it (with them or alone)
     bint nes                         # some w[25..30] is nonzero: compute those too

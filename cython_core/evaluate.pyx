@@ -237,7 +237,7 @@ cdef void column_features(const Board* b, const int* heights, int top_row,
     # board_features' column features (is_column_feature) from the column tops that
     # column_heights gives, the others 0: a weight set that needs only these (the slow
     # taps' kill screen) skips the row loop's other counts.
-    cdef int c, r, step, holes = 0, total = 0, highest = 0, lowest = FIELD_ROWS
+    cdef int c, r, i, step, holes = 0, total = 0, highest = 0, lowest = FIELD_ROWS
     cdef int variance = 0
     cdef unsigned int m, above = 0
     for r in range(top_row, FIELD_ROWS):
@@ -253,8 +253,8 @@ cdef void column_features(const Board* b, const int* heights, int top_row,
         if c > 0:
             step = heights[c] - heights[c - 1]
             variance += step if step > 0 else -step
-    for c in range(F_TOTAL_LOCK_HEIGHT + 1, FEATURE_COUNT):
-        out.f[c] = 0.0
+    for i in range(F_TOTAL_LOCK_HEIGHT + 1, FEATURE_COUNT):
+        out.f[i] = 0.0
     out.f[F_TOTAL_COLUMN_HOLES] = holes
     out.f[F_TOTAL_COLUMN_HEIGHTS] = total
     out.f[F_PILE_HEIGHT] = highest
