@@ -50,6 +50,10 @@ ctypedef struct WeightSet:
     bint surface                     # w[F_SURFACE_VALUE] is nonzero: read the surface table
     bint reach                       # some w[31..32] is nonzero: compute those too
     bint well                        # some w[33..41] is nonzero: compute those too
+    # value_bound: the least the weighted features it does not compute can add, and
+    # whether that is finite (no unbounded feature weighed negatively, ceiling weight >= 0)
+    double rest_min
+    bint bounded
 
 ctypedef struct Weights:
     WeightSet base                   # the weights and their groups
@@ -94,6 +98,12 @@ cdef void reach_features(const int* heights, const Weights* w, int level,
 # the stack's top row (as for nes_features) and w's heights at `level`.
 cdef void well_features(const Board* b, const int* heights, int top_row, const Weights* w,
                         int level, Features* out) noexcept nogil
+
+# The set that judges a position at `level`.
+cdef inline const WeightSet* weights_at(const Weights* w, int level) noexcept nogil:
+    if w.kill and level >= w.kill_level:
+        return &w.kill_set
+    return &w.base
 
 # Weighted sum of the features plus the ceiling penalty; lower is better. The caller
 # knows the placements: lines cleared, lines burned (cleared by non-Tetris clears), the
@@ -165,3 +175,31 @@ cdef bint board_vetoed(const Board* b, const Weights* w) noexcept nogil
 # Lines burned by a clear of `cleared` rows: all of them unless it is a Tetris.
 cdef inline int burned_lines(int cleared) noexcept nogil:
     return 0 if cleared == 4 else cleared
+
+
+# ---------------------------------------------------------------- bounds
+# A lower bound on evaluate() from a board's column tops and cell counts alone, which a
+# placement that clears no line changes in a few columns: the lookahead skips the
+# placements whose bound is no better than the best it has (planner.pyx), and decides as
+# if it had evaluated them.
+ctypedef struct Tops:
+    int heights[10]                  # column tops, rows from the floor (rows 0-19)
+    int cells                        # filled cells in rows 0-19
+    int stack_cells                  # of them, in columns 0-8
+
+cdef void board_tops(const Board* b, Tops* out) noexcept nogil
+
+# The tops after the piece (orientation, x, y) locks on b, whose tops are `before`; False
+# (out unset) if it completes a row or has a cell in the hidden rows (no bound for those).
+cdef bint tops_after(const Board* b, const Tops* before, int orientation, int x, int y,
+                     Tops* out) noexcept nogil
+
+# No more than evaluate() of any board with these tops and sums (-INFINITY when the set at
+# `level` has no finite bound), with the surface table's value at its least.
+cdef double value_bound(const Tops* t, int lines_cleared, int burned, int lock_height_total,
+                        double landing_height_total, int level,
+                        const Weights* w) noexcept nogil
+
+# What the surface table's value of these tops adds to value_bound's (0 or more; 0 when
+# the set at `level` does not weigh it).
+cdef double surface_rise(const Tops* t, int level, const Weights* w) noexcept nogil

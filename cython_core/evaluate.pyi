@@ -21,6 +21,19 @@ def evaluate_py(
     level: int = 19,
     tap_interval: int = 2,
 ) -> float: ...
+def value_bound_py(
+    rows: Any,
+    orientation: int,
+    x: int,
+    y: int,
+    weights: Any,
+    lines_cleared: int = 0,
+    lock_height_total: int = 0,
+    landing_height_total: float = 0.0,
+    burned: int = 0,
+    level: int = 19,
+    tap_interval: int = 2,
+) -> float | None: ...
 def evaluate_trace(
     rows: Any,
     lines_cleared: int,

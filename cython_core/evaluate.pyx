@@ -49,6 +49,7 @@ import time
 
 cimport cython
 
+from libc.math cimport INFINITY
 from libc.stdint cimport uint8_t, uint64_t
 from libc.string cimport memcpy, memset
 
@@ -63,7 +64,12 @@ from nesbot._core.board cimport (
     lowest_bit,
 )
 from nesbot._core.features import ALL_FEATURE_NAMES  # the table the F_ slots come from
-from nesbot._core.pieces cimport LEVEL_ONE_FRAME_ROWS, NES_CELLS, NES_SPAWN_TABLE
+from nesbot._core.pieces cimport (
+    LEVEL_ONE_FRAME_ROWS,
+    NES_CELLS,
+    NES_ORIENTATIONS,
+    NES_SPAWN_TABLE,
+)
 from nesbot._core.rules cimport SPAWN_X, SPAWN_Y
 from nesbot._core.surface cimport surface_index
 
@@ -108,12 +114,13 @@ cdef enum:
     SURFACE_COLUMNS = 9              # columns 0-8: the well (column 9) is not part of it
 cdef const uint8_t* SURFACE_CODES = NULL
 cdef double SURFACE_SCALE = 0.0
+cdef double SURFACE_MAX = 0.0      # the table's largest value
 _surface_codes = None
 
 
 def use_surface_table() -> None:
     """Load the surface table nesbot ships (once), for the feature surface_value."""
-    global SURFACE_CODES, SURFACE_SCALE, _surface_codes
+    global SURFACE_CODES, SURFACE_SCALE, SURFACE_MAX, _surface_codes
     cdef const uint8_t[::1] view
     if SURFACE_CODES != NULL:
         return
@@ -126,6 +133,7 @@ def use_surface_table() -> None:
     view = codes
     _surface_codes = codes
     SURFACE_SCALE = scale
+    SURFACE_MAX = int(codes.max()) * scale
     SURFACE_CODES = &view[0]
 
 
@@ -232,18 +240,10 @@ cdef inline bint is_column_feature(int i) noexcept nogil:
             or i == F_COLUMN_HEIGHT_SPREAD or i == F_COLUMN_HEIGHT_VARIANCE)
 
 
-cdef void column_features(const Board* b, const int* heights, int top_row,
-                          Features* out) noexcept nogil:
-    # board_features' column features (is_column_feature) from the column tops that
-    # column_heights gives, the others 0: a weight set that needs only these (the slow
-    # taps' kill screen) skips the row loop's other counts.
-    cdef int c, r, i, step, holes = 0, total = 0, highest = 0, lowest = FIELD_ROWS
-    cdef int variance = 0
-    cdef unsigned int m, above = 0
-    for r in range(top_row, FIELD_ROWS):
-        m = b.rows[r + BOARD_HIDDEN]
-        holes += popcount(above & ~m)
-        above = m
+cdef void column_top_features(const int* heights, Features* out) noexcept nogil:
+    # board_features' features of the column tops alone: their sum, the tallest, the spread
+    # and the steps between neighbours.
+    cdef int c, step, total = 0, highest = 0, lowest = FIELD_ROWS, variance = 0
     for c in range(WIDTH):
         total += heights[c]
         if heights[c] > highest:
@@ -253,13 +253,27 @@ cdef void column_features(const Board* b, const int* heights, int top_row,
         if c > 0:
             step = heights[c] - heights[c - 1]
             variance += step if step > 0 else -step
-    for i in range(F_TOTAL_LOCK_HEIGHT + 1, FEATURE_COUNT):
-        out.f[i] = 0.0
-    out.f[F_TOTAL_COLUMN_HOLES] = holes
     out.f[F_TOTAL_COLUMN_HEIGHTS] = total
     out.f[F_PILE_HEIGHT] = highest
     out.f[F_COLUMN_HEIGHT_SPREAD] = highest - lowest
     out.f[F_COLUMN_HEIGHT_VARIANCE] = variance
+
+
+cdef void column_features(const Board* b, const int* heights, int top_row,
+                          Features* out) noexcept nogil:
+    # board_features' column features (is_column_feature) from the column tops that
+    # column_heights gives, the others 0: a weight set that needs only these (the slow
+    # taps' kill screen) skips the row loop's other counts.
+    cdef int r, i, holes = 0
+    cdef unsigned int m, above = 0
+    for r in range(top_row, FIELD_ROWS):
+        m = b.rows[r + BOARD_HIDDEN]
+        holes += popcount(above & ~m)
+        above = m
+    for i in range(F_TOTAL_LOCK_HEIGHT + 1, FEATURE_COUNT):
+        out.f[i] = 0.0
+    out.f[F_TOTAL_COLUMN_HOLES] = holes
+    column_top_features(heights, out)
 
 
 cdef double ceiling_penalty(const Board* b, double ceiling_weight) noexcept nogil:
@@ -363,26 +377,35 @@ cdef inline bint tetris_ready(const Board* b, int column, int height) noexcept n
     return True
 
 
-cdef void nes_features(const Board* b, const int* heights, int top_row, double safe_height,
-                       bint surface, Features* out) noexcept nogil:
-    cdef int c, r, well = 0, lowest = FIELD_ROWS + 1, total = 0, burns = 0
+cdef int nes_top_features(const int* heights, double safe_height, bint surface,
+                          Features* out) noexcept nogil:
+    # nes_features' features of the column tops alone (column 9's height, high_stack, the
+    # surface table's value); returns the lowest column (the rightmost of the lowest).
+    cdef int c, well = 0, lowest = FIELD_ROWS + 1, total = 0
     cdef double over
-    cdef unsigned int m, open_below = 0   # columns with an empty cell below row r
-    for r in range(FIELD_ROWS - 1, top_row - 1, -1):
-        m = b.rows[r + BOARD_HIDDEN]
-        burns += (m & (open_below | WELL_BIT)) != 0
-        open_below |= ~m & FULL_ROW
     for c in range(WIDTH):
         total += heights[c]
         if heights[c] <= lowest:
             lowest = heights[c]
             well = c
-    out.f[F_TETRIS_READY] = tetris_ready(b, well, lowest)
-    out.f[F_BURNED_LINES] = 0
     out.f[F_RIGHT_COLUMN_HEIGHT] = heights[WIDTH - 1]
     over = (total - lowest) / <double>(WIDTH - 1) - safe_height
     out.f[F_HIGH_STACK] = over * over if over > 0.0 else 0.0
     out.f[F_SURFACE_VALUE] = surface_value(heights) if surface else 0.0
+    return well
+
+
+cdef void nes_features(const Board* b, const int* heights, int top_row, double safe_height,
+                       bint surface, Features* out) noexcept nogil:
+    cdef int r, well, burns = 0
+    cdef unsigned int m, open_below = 0   # columns with an empty cell below row r
+    for r in range(FIELD_ROWS - 1, top_row - 1, -1):
+        m = b.rows[r + BOARD_HIDDEN]
+        burns += (m & (open_below | WELL_BIT)) != 0
+        open_below |= ~m & FULL_ROW
+    well = nes_top_features(heights, safe_height, surface, out)
+    out.f[F_TETRIS_READY] = tetris_ready(b, well, heights[well])
+    out.f[F_BURNED_LINES] = 0
     out.f[F_BURNS_NEEDED] = burns
 
 
@@ -419,25 +442,16 @@ cdef inline double cube(double x) noexcept nogil:
 
 
 @cython.cdivision(True)   # every divisor is at least 2
-cdef void well_features(const Board* b, const int* heights, int top_row, const Weights* w,
-                        int level, Features* out) noexcept nogil:
-    # StackRabbit's right-well factors, from their definitions (evaluate.pxd); columns
-    # 0-8 are the stack, 9 the well, 8 the column an I passes over to reach it.
-    cdef double scare, beside, over, avg = 0.0, ratio, lift, penalty = 0.0
-    cdef int c, r, diff, gap = 0, holes = 0, good, top8, top8_row
-    cdef unsigned int m, seen = 0, hole_rows = 0   # hole_rows: bit r = row r has a hole
+cdef void well_top_features(const int* heights, const Weights* w, int level,
+                            Features* out) noexcept nogil:
+    # well_features' features of the column tops alone, F_BUILT_OUT_LEFT as if column 0 were
+    # filled under its top (well_features zeroes a positive one where it is not).
+    cdef double scare, beside, over, avg = 0.0, ratio, lift
+    cdef int c, diff, gap = 0, good
     if level >= REACH_LEVELS:
         level = REACH_LEVELS - 1
     scare = w.scare_height[level]
     beside = w.beside_well_height[level]
-    # Holes beside the well: empty cells of columns 0-8 under their column's top.
-    for r in range(top_row, FIELD_ROWS):
-        m = b.rows[r + BOARD_HIDDEN]
-        if ~m & seen & STACK_COLUMNS:
-            holes += popcount(~m & seen & STACK_COLUMNS)
-            hole_rows |= 1u << r
-        seen |= m
-    out.f[F_STACK_HOLES] = holes
     ratio = heights[WIDTH - 1] / (scare if scare > 3.0 else 3.0)
     out.f[F_WELL_COVERED] = cube(ratio)
     over = heights[WIDTH - 2] - beside
@@ -464,18 +478,42 @@ cdef void well_features(const Board* b, const int* heights, int top_row, const W
         elif diff < -3:
             gap += -diff - 3
     out.f[F_EXTREME_GAP] = gap
-    out.f[F_WELL_TETRIS_READY] = tetris_ready(b, WIDTH - 1, heights[WIDTH - 1])
-    # Built out left: column 0 above the stack's mean and column 1, over filled cells.
+    # Built out left: column 0 above the stack's mean and column 1 (over filled cells).
     ratio = (avg if avg > 1.0 else 1.0) / (scare if scare > 2.0 else 2.0)
     lift = 0.5 * (heights[0] - avg) + 0.5 * (heights[0] - heights[1])
     if lift < 0.0:
         out.f[F_BUILT_OUT_LEFT] = -0.5 * lift * lift * 0.5 * (ratio + 1.0)
     else:
         out.f[F_BUILT_OUT_LEFT] = ratio * lift
+
+
+@cython.cdivision(True)   # every divisor is at least 2
+cdef void well_features(const Board* b, const int* heights, int top_row, const Weights* w,
+                        int level, Features* out) noexcept nogil:
+    # StackRabbit's right-well factors, from their definitions (evaluate.pxd); columns
+    # 0-8 are the stack, 9 the well, 8 the column an I passes over to reach it.
+    cdef double scare, penalty = 0.0
+    cdef int c, r, holes = 0, top8, top8_row
+    cdef unsigned int m, seen = 0, hole_rows = 0   # hole_rows: bit r = row r has a hole
+    well_top_features(heights, w, level, out)
+    if level >= REACH_LEVELS:
+        level = REACH_LEVELS - 1
+    scare = w.scare_height[level]
+    # Holes beside the well: empty cells of columns 0-8 under their column's top.
+    for r in range(top_row, FIELD_ROWS):
+        m = b.rows[r + BOARD_HIDDEN]
+        if ~m & seen & STACK_COLUMNS:
+            holes += popcount(~m & seen & STACK_COLUMNS)
+            hole_rows |= 1u << r
+        seen |= m
+    out.f[F_STACK_HOLES] = holes
+    # Built out left counts only over a column 0 filled under its top.
+    if out.f[F_BUILT_OUT_LEFT] > 0.0:
         for r in range(FIELD_ROWS + 1 - heights[0], FIELD_ROWS):
             if not b.rows[r + BOARD_HIDDEN] & LEFT_COLUMN:
                 out.f[F_BUILT_OUT_LEFT] = 0.0
                 break
+    out.f[F_WELL_TETRIS_READY] = tetris_ready(b, WIDTH - 1, heights[WIDTH - 1])
     # Unable to burn: the middle's columns lower than column 8 (not counting rows the well
     # column fills beside it) must be filled before a burn can reach that height.
     top8 = heights[WIDTH - 2]
@@ -500,13 +538,6 @@ cdef void well_features(const Board* b, const int* heights, int top_row, const W
                 penalty += 50.0
         penalty *= cube(top8 / (scare if scare > 2.0 else 2.0))
     out.f[F_UNABLE_TO_BURN] = penalty
-
-
-cdef inline const WeightSet* weights_at(const Weights* w, int level) noexcept nogil:
-    # The set that judges a position at `level`.
-    if w.kill and level >= w.kill_level:
-        return &w.kill_set
-    return &w.base
 
 
 cdef double evaluate(const Board* b, int lines_cleared, int burned, int lock_height_total,
@@ -555,6 +586,123 @@ cdef double evaluate(const Board* b, int lines_cleared, int burned, int lock_hei
             s += ww[i] * feat.f[i]
     if w.ceiling_weight != 0.0:
         s += ceiling_penalty(b, w.ceiling_weight)
+    return s
+
+
+cdef void board_tops(const Board* b, Tops* out) noexcept nogil:
+    cdef int r
+    cdef unsigned int m
+    column_heights(b, out.heights)
+    out.cells = out.stack_cells = 0
+    for r in range(FIELD_ROWS):
+        m = b.rows[r + BOARD_HIDDEN]
+        out.cells += popcount(m)
+        out.stack_cells += popcount(m & STACK_COLUMNS)
+
+
+# Each orientation's cells as tops_after reads them: row dy's cells as bits dx + 2
+# (PIECE_ROW_BITS[o][dy + 2]), and each of its columns with its topmost cell's dy.
+cdef unsigned int PIECE_ROW_BITS[19][5]
+cdef signed char PIECE_COLUMN_TOPS[19][4][2]
+cdef int PIECE_COLUMNS[19]
+cdef int PIECE_TOP_DY[19]
+for _o in range(NES_ORIENTATIONS):
+    _tops = {}
+    for _k in range(5):
+        PIECE_ROW_BITS[_o][_k] = 0
+    for _k in range(4):
+        _dx, _dy = NES_CELLS[_o][_k][0], NES_CELLS[_o][_k][1]
+        PIECE_ROW_BITS[_o][_dy + 2] |= 1 << (_dx + 2)
+        _tops[_dx] = min(_tops.get(_dx, _dy), _dy)
+    PIECE_COLUMNS[_o] = len(_tops)
+    for _k, (_dx, _dy) in enumerate(sorted(_tops.items())):
+        PIECE_COLUMN_TOPS[_o][_k][0] = _dx
+        PIECE_COLUMN_TOPS[_o][_k][1] = _dy
+    PIECE_TOP_DY[_o] = min(_tops.values())
+
+
+cdef bint tops_after(const Board* b, const Tops* before, int orientation, int x, int y,
+                     Tops* out) noexcept nogil:
+    cdef unsigned int m
+    cdef int k, r, c, height
+    if y + PIECE_TOP_DY[orientation] < 0:
+        return False        # a cell in the hidden rows: left to evaluate
+    out[0] = before[0]
+    for k in range(5):
+        if PIECE_ROW_BITS[orientation][k]:
+            m = (PIECE_ROW_BITS[orientation][k] << x) >> 2
+            r = y + k - 2
+            if (b.rows[r + BOARD_HIDDEN] | m) == FULL_ROW:
+                return False
+            out.cells += popcount(m)
+            out.stack_cells += popcount(m & STACK_COLUMNS)
+    for k in range(PIECE_COLUMNS[orientation]):
+        c = x + PIECE_COLUMN_TOPS[orientation][k][0]
+        height = FIELD_ROWS - y - PIECE_COLUMN_TOPS[orientation][k][1]
+        if height > out.heights[c]:
+            out.heights[c] = height
+    return True
+
+
+cdef inline double least_surface_term(double weight) noexcept nogil:
+    return weight * SURFACE_MAX if weight < 0.0 else 0.0
+
+
+cdef double surface_rise(const Tops* t, int level, const Weights* w) noexcept nogil:
+    cdef const WeightSet* ws = weights_at(w, level)
+    if not ws.surface:
+        return 0.0
+    return (ws.w[F_SURFACE_VALUE] * surface_value(t.heights)
+            - least_surface_term(ws.w[F_SURFACE_VALUE]))
+
+
+cdef double value_bound(const Tops* t, int lines_cleared, int burned, int lock_height_total,
+                        double landing_height_total, int level,
+                        const Weights* w) noexcept nogil:
+    # Every feature of the column tops and the caller's exactly (the same functions as
+    # evaluate's) but the surface table's value, at its least (surface_rise adds the rest:
+    # reading the table is a cache miss); the stack's holes from the tops and the cells
+    # (every empty cell of columns 0-8 under its top is one); each other weighted feature
+    # at its least (WeightSet.rest_min); the ceiling penalty at 0.
+    cdef Features feat
+    cdef const WeightSet* ws = weights_at(w, level)
+    cdef const double* ww = &ws.w[0]
+    cdef double s, term
+    cdef int c, tops = 0
+    if not ws.bounded:
+        return -INFINITY
+    s = ws.rest_min
+    s += ww[F_TOTAL_LINES_CLEARED] * lines_cleared + ww[F_TOTAL_LOCK_HEIGHT] * lock_height_total
+    s += ww[F_LANDING_HEIGHT] * landing_height_total + ww[F_BURNED_LINES] * burned
+    if ws.board:
+        column_top_features(t.heights, &feat)
+        for c in range(F_TOTAL_COLUMN_HEIGHTS, FEATURE_COUNT):
+            if c != F_TOTAL_SOLID_CELLS and c != F_TOTAL_WEIGHTED_SOLID_CELLS:
+                s += ww[c] * feat.f[c]
+        s += ww[F_TOTAL_SOLID_CELLS] * t.cells
+    if ws.nes:
+        nes_top_features(t.heights, ws.safe_height, False, &feat)
+        s += (ww[F_RIGHT_COLUMN_HEIGHT] * feat.f[F_RIGHT_COLUMN_HEIGHT]
+              + ww[F_HIGH_STACK] * feat.f[F_HIGH_STACK])
+        if ws.surface:
+            s += least_surface_term(ww[F_SURFACE_VALUE])
+    if ws.reach:
+        reach_features(t.heights, w, level, &feat)
+        s += (ww[F_UNREACHABLE_COLUMNS] * feat.f[F_UNREACHABLE_COLUMNS]
+              + ww[F_REACH_EXCESS] * feat.f[F_REACH_EXCESS])
+    if ws.well:
+        well_top_features(t.heights, w, level, &feat)
+        for c in range(WIDTH - 1):
+            tops += t.heights[c]
+        s += (ww[F_WELL_COVERED] * feat.f[F_WELL_COVERED]
+              + ww[F_HIGH_BESIDE_WELL] * feat.f[F_HIGH_BESIDE_WELL]
+              + ww[F_BESIDE_WELL_LOW] * feat.f[F_BESIDE_WELL_LOW]
+              + ww[F_STACK_HEIGHT_OVER] * feat.f[F_STACK_HEIGHT_OVER]
+              + ww[F_EXTREME_GAP] * feat.f[F_EXTREME_GAP]
+              + ww[F_STACK_HOLES] * (tops - t.stack_cells))
+        # a positive built-out value is 0 where column 0 has a hole: the lesser of the two
+        term = ww[F_BUILT_OUT_LEFT] * feat.f[F_BUILT_OUT_LEFT]
+        s += term if feat.f[F_BUILT_OUT_LEFT] <= 0.0 or term < 0.0 else 0.0
     return s
 
 
@@ -736,6 +884,8 @@ cdef int load_weights(object weights, Weights* w, int tap_interval=2) except -1:
         _set_weights(&w.kill_set, [float(v) for v in kill],
                      weights.kill_screen_safe_stack_height)
         w.kill_level = int(getattr(weights, "kill_screen_from_level", LEVEL_ONE_FRAME_ROWS))
+    if ceiling < 0.0:   # value_bound counts the ceiling's penalty at 0
+        w.base.bounded = w.kill_set.bounded = False
     if w.base.surface or (w.kill and w.kill_set.surface):
         use_surface_table()
     if uses_ranges(w):
@@ -743,10 +893,41 @@ cdef int load_weights(object weights, Weights* w, int tap_interval=2) except -1:
     return 0
 
 
+cdef inline bint is_top_feature(int i) noexcept nogil:
+    # The features value_bound computes exactly: the caller's, the column tops', the
+    # filled cells and the stack's holes (F_BUILT_OUT_LEFT at the lesser of its two values).
+    return (i == F_TOTAL_LINES_CLEARED or i == F_TOTAL_LOCK_HEIGHT or i == F_LANDING_HEIGHT
+            or i == F_BURNED_LINES or F_TOTAL_COLUMN_HEIGHTS <= i <= F_TOTAL_SOLID_CELLS
+            or i == F_COLUMN_HEIGHT_VARIANCE or i == F_RIGHT_COLUMN_HEIGHT
+            or i == F_HIGH_STACK or i == F_SURFACE_VALUE
+            or NES_FEATURE_END <= i < REACH_FEATURE_END
+            or (REACH_FEATURE_END <= i < ALL_FEATURE_COUNT and i != F_UNABLE_TO_BURN
+                and i != F_WELL_TETRIS_READY))
+
+
+cdef inline double least_term(int i, double weight) noexcept nogil:
+    # The least weight x value of a feature value_bound does not compute. Each is 0 or
+    # more; the two Tetris-ready ones are at most 1, the burns and hole depths at most a
+    # field's rows, the others unbounded (-INFINITY under a negative weight).
+    if weight >= 0.0:
+        return 0.0
+    if i == F_TETRIS_READY or i == F_WELL_TETRIS_READY:
+        return weight
+    if i == F_BURNS_NEEDED or i == F_MIN_COLUMN_HOLE_DEPTH or i == F_MAX_COLUMN_HOLE_DEPTH:
+        return weight * FIELD_ROWS
+    return -INFINITY
+
+
 cdef void _set_weights(WeightSet* into, list vec, safe_height):
-    # `vec` and `safe_height` into `into`, marking the feature groups it weighs.
+    # `vec` and `safe_height` into `into`, marking the feature groups it weighs and what
+    # value_bound needs.
     cdef int i
     into.safe_height = float(safe_height)
+    into.rest_min = 0.0
+    for i in range(ALL_FEATURE_COUNT):
+        if vec[i] != 0.0 and not is_top_feature(i):
+            into.rest_min += least_term(i, vec[i])
+    into.bounded = into.rest_min > -INFINITY
     into.board = into.extra = into.wells = into.nes = into.surface = False
     into.reach = into.well = False
     into.columns_only = True
@@ -851,6 +1032,26 @@ def evaluate_py(rows, int lines_cleared, int lock_height_total, weights,
     load_weights(weights, &w, tap_interval)
     return evaluate(&b, lines_cleared, burned, lock_height_total, landing_height_total, level,
                     &w)
+
+
+def value_bound_py(rows, int orientation, int x, int y, weights, int lines_cleared=0,
+                   int lock_height_total=0, double landing_height_total=0.0, int burned=0,
+                   int level=19, int tap_interval=2):
+    """value_bound + surface_rise on the board the piece at (x, y, orientation) leaves on `rows` (the
+    caller's sums include it), or None if it clears a line there. Raises ValueError if the
+    piece does not fit."""
+    cdef Board b
+    cdef Weights w
+    cdef Tops before, after
+    _load_board(rows, &b)
+    if not 0 <= orientation < NES_ORIENTATIONS or not fits(&b, orientation, x, y):
+        raise ValueError(f"orientation {orientation} does not fit at ({x}, {y})")
+    load_weights(weights, &w, tap_interval)
+    board_tops(&b, &before)
+    if not tops_after(&b, &before, orientation, x, y, &after):
+        return None
+    return value_bound(&after, lines_cleared, burned, lock_height_total, landing_height_total,
+                       level, &w) + surface_rise(&after, level, &w)
 
 
 def evaluate_trace(rows, int lines_cleared, int lock_height_total, weights,

@@ -55,6 +55,9 @@ cdef class Planner:
     cdef public int kill_deep_branch # placements, and every one is chosen blind)
     cdef public int width            # first placements the lookahead (and the next piece's
                                      # search) re-judge
+    cdef public bint bound_pruning   # the lookahead skips the unknown pieces' placements
+                                     # whose value_bound shows they cannot count (True; the
+                                     # same plans either way, False for tests)
     cdef public int premove          # choose_blind: blind candidates whose first `reaction`
                                      # frames are weighed as premoves (0: the best's alone)
     cdef public int reaction         # frames a premove covers

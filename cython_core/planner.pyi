@@ -16,6 +16,7 @@ class Planner:
     kill_deep_width: int
     kill_deep_branch: int
     width: int
+    bound_pruning: bool
     premove: int
     reaction: int
     hedge: bool

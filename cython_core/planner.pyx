@@ -6,15 +6,18 @@ It asks nesbot._core.moves for every placement and its frames, and
 nesbot._core.evaluate for what each final board is worth.
 """
 
+from libc.math cimport INFINITY, fabs
 from libc.stdint cimport uint8_t
 from libc.string cimport memcpy
 
 from nesbot._core.board cimport Board, has_tuck_spot
 from nesbot._core.evaluate cimport (
     RANK_VETOED,
+    Tops,
     Verdict,
     Weights,
     better,
+    board_tops,
     board_vetoed,
     burned_lines,
     evaluate,
@@ -22,6 +25,10 @@ from nesbot._core.evaluate cimport (
     judge_pair,
     load_weights,
     next_spawn_blocked,
+    surface_rise,
+    tops_after,
+    value_bound,
+    weights_at,
 )
 from nesbot._core.game cimport Game
 from nesbot._core.moves cimport Placement, Searcher, plain_path
@@ -85,6 +92,82 @@ cdef inline void place_unknown(const Chain* c, const Placement* p, const Weights
     out.vetoed = board_vetoed(&out.chain.board, w)
 
 
+cdef enum:
+    BOUNDED_MAX = 64     # placements best_placement orders by their bounds (more: in turn)
+
+
+cdef inline double placement_bound(const Chain* c, const Tops* before, const Placement* p,
+                                   const Weights* w, Tops* after) noexcept nogil:
+    # No more than the evaluation of an unknown piece's placement p on c's board (as
+    # place_unknown judges it): evaluate.value_bound from the column tops it leaves (into
+    # `after`), or -INFINITY if it completes a row or reaches the hidden rows (not bounded).
+    if not tops_after(&c.board, before, p.orientation, p.x, p.y, after):
+        return -INFINITY
+    return value_bound(after, c.cleared, c.burned, c.lock_height + lock_height(p),
+                       c.landing + landing_height(p), c.level, w)
+
+
+cdef inline bint above(double bound, double value) noexcept nogil:
+    # A bound above a value beyond rounding: value_bound adds its terms in another order
+    # than evaluate.
+    return bound > value + 1e-9 * (1.0 + fabs(value))
+
+
+cdef inline bint cannot_beat(const Chain* c, const Tops* before, const Placement* p,
+                             const Weights* w, double value) noexcept nogil:
+    # The placement p's evaluation (placement_bound's) is above `value`.
+    cdef Tops after
+    cdef double bound = placement_bound(c, before, p, w, &after)
+    return bound > -INFINITY and above(bound + surface_rise(&after, c.level, w), value)
+
+
+cdef void best_placement(const Chain* c, const Placement* placements, int count,
+                         const Tops* before, bint bounded, const Weights* w,
+                         Branch* best) noexcept nogil:
+    """The best of an unknown piece's placements on c's board (its value and veto; rules
+    3-4 as in judge_pair), or the top-out value if it has none. With `bounded` (the set
+    at c.level has a finite value_bound; `before` holds c's tops), the placements are
+    judged in the order of their bounds, and those whose bound (with the surface table's
+    value, read only for the placements the bound without it leaves) is above a best not
+    vetoed are not judged: they could not be better, so the result is the same."""
+    cdef Branch b
+    cdef Tops tops[BOUNDED_MAX]
+    cdef double bounds[BOUNDED_MAX]
+    cdef double bound
+    cdef int order[BOUNDED_MAX]
+    cdef int k, j
+    best.value = top_out_value(w)
+    best.vetoed = True
+    if not bounded or count > BOUNDED_MAX:
+        for k in range(count):
+            place_unknown(c, &placements[k], w, &b)
+            if branch_better(&b, best):
+                best.value = b.value
+                best.vetoed = b.vetoed
+        return
+    for k in range(count):   # insertion by bound, ties in the search's order
+        bound = placement_bound(c, before, &placements[k], w, &tops[k])
+        j = k
+        while j > 0 and bounds[j - 1] > bound:
+            bounds[j] = bounds[j - 1]
+            order[j] = order[j - 1]
+            j -= 1
+        bounds[j] = bound
+        order[j] = k
+    for j in range(count):
+        k = order[j]
+        if not best.vetoed:
+            if above(bounds[j], best.value):
+                return   # and every later bound is higher still
+            if bounds[j] > -INFINITY and above(bounds[j] + surface_rise(&tops[k], c.level, w),
+                                               best.value):
+                continue
+        place_unknown(c, &placements[k], w, &b)
+        if branch_better(&b, best):
+            best.value = b.value
+            best.vetoed = b.vetoed
+
+
 cdef void check_pieces(Game game) except *:
     """Refuse a game whose piece or next piece is no orientation ($13 is the hidden piece:
     RAM read while the ROM copies a spawn back shows it active), which the tables would
@@ -139,6 +222,7 @@ cdef class Planner:
         self.kill_deep_width = KILL_DEEP_WIDTH
         self.kill_deep_branch = KILL_DEEP_BRANCH
         self.width = width
+        self.bound_pruning = True
         self.premove = 0
         self.reaction = 0
         self.hedge = False
@@ -174,12 +258,16 @@ cdef class Planner:
         second unknown piece, while `unknown`'s placements are still in use). `by_type`, if
         not NULL, gets each type's best value, a veto priced as the premove prices it."""
         cdef Piece spawn
-        cdef Branch b, best
+        cdef Branch best
         cdef Placement* placements
-        cdef int t, k, count
+        cdef Tops tops
+        cdef int t, count
         cdef double expected = 0.0
+        cdef bint bounded = self.bound_pruning and weights_at(&self.weights, chain.level).bounded
         spawn.das = 0
         spawn.hold_down_points = 0
+        if bounded:
+            board_tops(&chain.board, &tops)
         for t in range(7):
             if self.odds[before_type][t] == 0.0:
                 continue
@@ -190,13 +278,7 @@ cdef class Planner:
             else:
                 self.unknown.search_plain(&chain.board, &spawn, chain.level)
                 placements, count = self.unknown.placements, self.unknown.placement_count
-            best.value = top_out_value(&self.weights)
-            best.vetoed = True
-            for k in range(count):
-                place_unknown(chain, &placements[k], &self.weights, &b)
-                if branch_better(&b, &best):
-                    best.value = b.value
-                    best.vetoed = b.vetoed
+            best_placement(chain, placements, count, &tops, bounded, &self.weights, &best)
             expected += self.odds[before_type][t] * best.value
             if by_type != NULL:
                 by_type[t] = best.value + (rank_price(RANK_VETOED) if best.vetoed else 0.0)
@@ -366,11 +448,15 @@ cdef class Planner:
         cdef Piece spawn
         cdef Branch branches[MAX_DEEP_BRANCH]
         cdef Branch b, best
+        cdef Tops tops
         cdef int t, k, m, slot, kept
         cdef double expected = 0.0
+        cdef bint bounded = self.bound_pruning and weights_at(&self.weights, c.level).bounded
         branch = min(branch, <int>MAX_DEEP_BRANCH)
         spawn.das = 0
         spawn.hold_down_points = 0
+        if bounded:
+            board_tops(&c.board, &tops)
         for t in range(7):
             if self.odds[before_type][t] == 0.0:
                 continue
@@ -379,6 +465,11 @@ cdef class Planner:
             # the third piece's `branch` best placements by one-piece value, vetoed last
             kept = 0
             for k in range(self.unknown.placement_count):
+                # one that cannot beat the last of `branch` kept would not be kept
+                if (bounded and kept == branch and not branches[branch - 1].vetoed
+                        and cannot_beat(c, &tops, &self.unknown.placements[k], &self.weights,
+                                        branches[branch - 1].value)):
+                    continue
                 place_unknown(c, &self.unknown.placements[k], &self.weights, &b)
                 slot = kept
                 while slot > 0 and branch_better(&b, &branches[slot - 1]):
