@@ -93,7 +93,7 @@ cdef inline void place_unknown(const Chain* c, const Placement* p, const Weights
 
 
 cdef enum:
-    BOUNDED_MAX = 64     # placements best_placement orders by their bounds (more: in turn)
+    BOUNDED_MAX = 64     # placements best_placement bounds (more: all are judged)
 
 
 cdef inline double placement_bound(const Chain* c, const Tops* before, const Placement* p,
@@ -126,16 +126,15 @@ cdef void best_placement(const Chain* c, const Placement* placements, int count,
                          Branch* best) noexcept nogil:
     """The best of an unknown piece's placements on c's board (its value and veto; rules
     3-4 as in judge_pair), or the top-out value if it has none. With `bounded` (the set
-    at c.level has a finite value_bound; `before` holds c's tops), the placements are
-    judged in the order of their bounds, and those whose bound (with the surface table's
-    value, read only for the placements the bound without it leaves) is above a best not
-    vetoed are not judged: they could not be better, so the result is the same."""
+    at c.level has a finite value_bound; `before` holds c's tops), the placement of the
+    least bound is judged first, and then only those whose bound (with the surface
+    table's value, read only for the placements the bound without it leaves) is not above
+    the best so far, or all while the best is vetoed: the others could not be better, so
+    the result is the same."""
     cdef Branch b
     cdef Tops tops[BOUNDED_MAX]
     cdef double bounds[BOUNDED_MAX]
-    cdef double bound
-    cdef int order[BOUNDED_MAX]
-    cdef int k, j
+    cdef int k, j, first
     best.value = top_out_value(w)
     best.vetoed = True
     if not bounded or count > BOUNDED_MAX:
@@ -145,23 +144,20 @@ cdef void best_placement(const Chain* c, const Placement* placements, int count,
                 best.value = b.value
                 best.vetoed = b.vetoed
         return
-    for k in range(count):   # insertion by bound, ties in the search's order
-        bound = placement_bound(c, before, &placements[k], w, &tops[k])
-        j = k
-        while j > 0 and bounds[j - 1] > bound:
-            bounds[j] = bounds[j - 1]
-            order[j] = order[j - 1]
-            j -= 1
-        bounds[j] = bound
-        order[j] = k
-    for j in range(count):
-        k = order[j]
-        if not best.vetoed:
-            if above(bounds[j], best.value):
-                return   # and every later bound is higher still
-            if bounds[j] > -INFINITY and above(bounds[j] + surface_rise(&tops[k], c.level, w),
-                                               best.value):
-                continue
+    first = 0
+    for k in range(count):
+        bounds[k] = placement_bound(c, before, &placements[k], w, &tops[k])
+        if bounds[k] < bounds[first]:
+            first = k
+    # the least bound first (most often the best), then the others that may beat it
+    for j in range(-1, count):
+        k = first if j < 0 else j
+        if j == first:
+            continue
+        if not best.vetoed and (above(bounds[k], best.value) or (
+                bounds[k] > -INFINITY
+                and above(bounds[k] + surface_rise(&tops[k], c.level, w), best.value))):
+            continue
         place_unknown(c, &placements[k], w, &b)
         if branch_better(&b, best):
             best.value = b.value
