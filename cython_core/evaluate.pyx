@@ -144,16 +144,34 @@ cdef inline double surface_value(const int* heights) noexcept nogil:
     return SURFACE_CODES[surface_index(heights, SURFACE_COLUMNS)] * SURFACE_SCALE
 
 
+cdef void column_top_features(const int* heights, Features* out) noexcept nogil:
+    # The board features of the column tops alone (board_features', column_features' and
+    # value_bound's): their sum, the tallest, the spread and the steps between neighbours.
+    cdef int c, step, total = 0, highest = 0, lowest = FIELD_ROWS, variance = 0
+    for c in range(WIDTH):
+        total += heights[c]
+        if heights[c] > highest:
+            highest = heights[c]
+        if heights[c] < lowest:
+            lowest = heights[c]
+        if c > 0:
+            step = heights[c] - heights[c - 1]
+            variance += step if step > 0 else -step
+    out.f[F_TOTAL_COLUMN_HEIGHTS] = total
+    out.f[F_PILE_HEIGHT] = highest
+    out.f[F_COLUMN_HEIGHT_SPREAD] = highest - lowest
+    out.f[F_COLUMN_HEIGHT_VARIANCE] = variance
+
+
 cdef void board_features(const Board* b, Features* out) noexcept nogil:
-    cdef int top[WIDTH]
-    cdef int r, c, n, depth, height, prev_height
+    cdef int top[WIDTH], heights[WIDTH]
+    cdef int r, c, n, depth
     cdef unsigned int m, prev = 0, seen = 0, fresh, well, holes, walled
     # Saturating per-column counters of well cells, one bit per column: >= 1, >= 2, >= 3.
     cdef unsigned int well1 = 0, well2 = 0, well3 = 0
     cdef int well_cells = 0, hole_count = 0, weighted_holes = 0, depth_sum = 0
     cdef int min_depth = FIELD_ROWS, max_depth = 0
     cdef int col_trans = 0, row_trans = 0, solid = 0, weighted_solid = 0
-    cdef int total_height = 0, max_height = 0, min_height = FIELD_ROWS, variance = 0
 
     for c in range(WIDTH):
         top[c] = FIELD_ROWS
@@ -201,19 +219,10 @@ cdef void board_features(const Board* b, Features* out) noexcept nogil:
         prev = m
         r += 1
 
-    prev_height = 0
     for c in range(WIDTH):
         if top[c] < FIELD_ROWS:
             col_trans -= 1
-        height = FIELD_ROWS - top[c]
-        total_height += height
-        if height > max_height:
-            max_height = height
-        if height < min_height:
-            min_height = height
-        if c > 0:
-            variance += height - prev_height if height > prev_height else prev_height - height
-        prev_height = height
+        heights[c] = FIELD_ROWS - top[c]
 
     out.f[F_TOTAL_LINES_CLEARED] = 0
     out.f[F_TOTAL_LOCK_HEIGHT] = 0
@@ -226,37 +235,15 @@ cdef void board_features(const Board* b, Features* out) noexcept nogil:
     out.f[F_MAX_COLUMN_HOLE_DEPTH] = max_depth
     out.f[F_TOTAL_COLUMN_TRANSITIONS] = col_trans
     out.f[F_TOTAL_ROW_TRANSITIONS] = row_trans
-    out.f[F_TOTAL_COLUMN_HEIGHTS] = total_height
-    out.f[F_PILE_HEIGHT] = max_height
-    out.f[F_COLUMN_HEIGHT_SPREAD] = max_height - min_height
     out.f[F_TOTAL_SOLID_CELLS] = solid
     out.f[F_TOTAL_WEIGHTED_SOLID_CELLS] = weighted_solid
-    out.f[F_COLUMN_HEIGHT_VARIANCE] = variance
+    column_top_features(heights, out)
 
 
 cdef inline bint is_column_feature(int i) noexcept nogil:
     # The board features column_features computes: the column tops' and the holes'.
     return (i == F_TOTAL_COLUMN_HOLES or i == F_TOTAL_COLUMN_HEIGHTS or i == F_PILE_HEIGHT
             or i == F_COLUMN_HEIGHT_SPREAD or i == F_COLUMN_HEIGHT_VARIANCE)
-
-
-cdef void column_top_features(const int* heights, Features* out) noexcept nogil:
-    # board_features' features of the column tops alone: their sum, the tallest, the spread
-    # and the steps between neighbours.
-    cdef int c, step, total = 0, highest = 0, lowest = FIELD_ROWS, variance = 0
-    for c in range(WIDTH):
-        total += heights[c]
-        if heights[c] > highest:
-            highest = heights[c]
-        if heights[c] < lowest:
-            lowest = heights[c]
-        if c > 0:
-            step = heights[c] - heights[c - 1]
-            variance += step if step > 0 else -step
-    out.f[F_TOTAL_COLUMN_HEIGHTS] = total
-    out.f[F_PILE_HEIGHT] = highest
-    out.f[F_COLUMN_HEIGHT_SPREAD] = highest - lowest
-    out.f[F_COLUMN_HEIGHT_VARIANCE] = variance
 
 
 cdef void column_features(const Board* b, const int* heights, int top_row,
@@ -924,10 +911,6 @@ cdef void _set_weights(WeightSet* into, list vec, safe_height):
     cdef int i
     into.safe_height = float(safe_height)
     into.rest_min = 0.0
-    for i in range(ALL_FEATURE_COUNT):
-        if vec[i] != 0.0 and not is_top_feature(i):
-            into.rest_min += least_term(i, vec[i])
-    into.bounded = into.rest_min > -INFINITY
     into.board = into.extra = into.wells = into.nes = into.surface = False
     into.reach = into.well = False
     into.columns_only = True
@@ -935,6 +918,8 @@ cdef void _set_weights(WeightSet* into, list vec, safe_height):
         into.w[i] = vec[i]
         if vec[i] == 0.0:
             continue
+        if not is_top_feature(i):
+            into.rest_min += least_term(i, vec[i])
         if F_TOTAL_LOCK_HEIGHT < i < FEATURE_COUNT:
             into.board = True
             into.columns_only = into.columns_only and is_column_feature(i)
@@ -950,6 +935,7 @@ cdef void _set_weights(WeightSet* into, list vec, safe_height):
         elif i >= REACH_FEATURE_END:
             into.well = True
     into.columns_only = into.board and into.columns_only
+    into.bounded = into.rest_min > -INFINITY
 
 
 cdef bint uses_ranges(const Weights* w) noexcept:
@@ -1037,9 +1023,9 @@ def evaluate_py(rows, int lines_cleared, int lock_height_total, weights,
 def value_bound_py(rows, int orientation, int x, int y, weights, int lines_cleared=0,
                    int lock_height_total=0, double landing_height_total=0.0, int burned=0,
                    int level=19, int tap_interval=2):
-    """value_bound + surface_rise on the board the piece at (x, y, orientation) leaves on `rows` (the
-    caller's sums include it), or None if it clears a line there. Raises ValueError if the
-    piece does not fit."""
+    """value_bound + surface_rise on the board the piece at (x, y, orientation) leaves on
+    `rows` (the caller's sums include it), or None if it completes a row there or has a
+    cell in the hidden rows. Raises ValueError if the piece does not fit."""
     cdef Board b
     cdef Weights w
     cdef Tops before, after

@@ -392,9 +392,10 @@ cdef class Searcher:
         through the positions they test; on an empty board the tests that fail are the
         walls' and the floor's, which fail on every board. So on a board where every
         position the empty board's walk tested successfully is empty too, the walk is the
-        empty board's, frame for frame: its outcome, then (in place) the drop. The columns whose walks meet a filled cell
-        walk on the board: alone, or all of a side of the start's column in one walk
-        where several on that side are met (it passes each on its way)."""
+        empty board's, frame for frame: its outcome, then (in place) the drop. The
+        columns whose walks meet a filled cell walk on the board: alone, or all of a side
+        of the start's column in one walk where several on that side are met (it passes
+        each on its way)."""
         cdef PlainWalks* walks = self._plain_walks_from(start, held, level)
         cdef PlainWalk* walk
         cdef int i, r, side

@@ -113,12 +113,19 @@ cdef inline bint above(double bound, double value) noexcept nogil:
     return bound > value + 1e-9 * (1.0 + fabs(value))
 
 
+cdef inline bint ruled_out(double bound, const Tops* after, const Chain* c, const Weights* w,
+                           double value) noexcept nogil:
+    # A placement's evaluation is above `value` by its bound (placement_bound's, `after`
+    # the tops it leaves), read without the surface table first, then with it.
+    return bound > -INFINITY and (above(bound, value) or
+                                  above(bound + surface_rise(after, c.level, w), value))
+
+
 cdef inline bint cannot_beat(const Chain* c, const Tops* before, const Placement* p,
                              const Weights* w, double value) noexcept nogil:
-    # The placement p's evaluation (placement_bound's) is above `value`.
+    # The placement p's evaluation is above `value` (ruled_out by its bound).
     cdef Tops after
-    cdef double bound = placement_bound(c, before, p, w, &after)
-    return bound > -INFINITY and above(bound + surface_rise(&after, c.level, w), value)
+    return ruled_out(placement_bound(c, before, p, w, &after), &after, c, w, value)
 
 
 cdef void best_placement(const Chain* c, const Placement* placements, int count,
@@ -154,9 +161,7 @@ cdef void best_placement(const Chain* c, const Placement* placements, int count,
         k = first if j < 0 else j
         if j == first:
             continue
-        if not best.vetoed and (above(bounds[k], best.value) or (
-                bounds[k] > -INFINITY
-                and above(bounds[k] + surface_rise(&tops[k], c.level, w), best.value))):
+        if not best.vetoed and ruled_out(bounds[k], &tops[k], c, w, best.value):
             continue
         place_unknown(c, &placements[k], w, &b)
         if branch_better(&b, best):
