@@ -87,7 +87,7 @@ def test_a_run_saved_as_numbers_goes_on_as_if_it_had_not_stopped(population):
 def test_the_shipped_checkpoints_hold_numbers_and_continue_their_runs():
     """scripts/training's checkpoints held pickles; converted to numbers, each asks the
     candidates its pickle asked next (tests/data/cma_next_candidates.json, written from
-    the pickles when they were converted)."""
+    the pickles when they were converted), up to rounding."""
     expected = json.loads((Path(__file__).parent / "data" / "cma_next_candidates.json").read_text())
     shipped = sorted(Path(__file__).parents[1].glob("scripts/training/cmaes_*_checkpoint.json"))
     assert [path.name for path in shipped] == sorted(expected)
@@ -98,7 +98,12 @@ def test_the_shipped_checkpoints_hold_numbers_and_continue_their_runs():
         state = cma_from_json(
             data, config["start"], config["spread"], config["particles"], config["seed"]
         )
-        assert np.array_equal(state.ask(), np.array(expected[path.name]))
+        # The same candidates to the last few bits: numpy's linear algebra (the strategy's
+        # eigendecomposition) rounds differently from one numpy or OpenBLAS to the next
+        # (numpy 2.5 moved them by 1e-13), and a wrong restore moves them by far more.
+        np.testing.assert_allclose(
+            state.ask(), np.array(expected[path.name]), rtol=1e-11, atol=1e-12
+        )
 
 
 def test_a_checkpoint_holding_a_pickle_is_refused():

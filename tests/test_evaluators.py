@@ -231,7 +231,7 @@ def test_the_reaction_prices_towers_and_keeps_the_stack_lower_from_level_29():
 
 
 def test_the_reaction_default_prices_a_well_deeper_than_a_tetris():
-    """The default with a reaction is nesbot-rightwell-killscreen with El-Tetris's well
+    """nesbot-rightwell-wellsums is nesbot-rightwell-killscreen with El-Tetris's well
     sums (a well d deep costs d(d+1)/2 units), computed alone when it is the only one of
     its group weighed: a well 4 deep costs 10 units, and 8 deep 36."""
     wellsums = EVALUATORS["nesbot-rightwell-wellsums"]
@@ -248,9 +248,28 @@ def test_the_reaction_default_prices_a_well_deeper_than_a_tetris():
         )
 
 
+def test_the_reaction_default_refits_only_the_weights_before_level_29():
+    """nesbot-rightwell-rollout is nesbot-rightwell-wellsums with nine weights fitted to
+    playouts (scripts/strength/rollout_weights.py), the risk's weights kept; from level 29
+    on, and in the slow-tap kill-screen sets, every weight is what it was."""
+    rollout = EVALUATORS["nesbot-rightwell-rollout"]
+    wellsums = EVALUATORS["nesbot-rightwell-wellsums"]
+    refit = {n for n in ALL_FEATURE_NAMES if rollout.weights.get(n) != wellsums.weights.get(n)}
+    assert len(refit) == 9
+    risk = {"stack_height_over", "extreme_gap", "stack_holes", "well_sums", "well_covered"}
+    assert not refit & risk
+    assert rollout.safe_stack_height == wellsums.safe_stack_height
+    assert rollout.kill_screen_vector() == wellsums.kill_screen_vector()
+    assert rollout.kill_screen_safe_stack_height == wellsums.kill_screen_safe_stack_height
+    for hz in (15, 12):
+        slow, before = rollout.at_tap_hz(hz), wellsums.at_tap_hz(hz)
+        assert slow.kill_screen_vector() == before.kill_screen_vector()
+    assert "reach 39" in rollout.provenance["evaluation"]["format_30hz"]
+
+
 def test_train_starts_from_the_weights_trained_for_the_format():
     assert get_evaluator().name == "nesbot-rightwell"
-    assert get_evaluator(reaction=18).name == "nesbot-rightwell-wellsums"
+    assert get_evaluator(reaction=18).name == "nesbot-rightwell-rollout"
     assert get_evaluator("meatfighter-2018", reaction=18).name == "meatfighter-2018"
     assert training_start_name() == "nesbot-trained"
     assert training_start_name(18) == "nesbot-reaction18"

@@ -18,23 +18,23 @@ FRAMES = 3000
 # mode: (settings, level, frames, fingerprint, plans)
 PINNED = {
     "defaults": (PlannerSettings(), 19, FRAMES, "a7017a7bb84957e3", 67),
-    # nesbot-rightwell-wellsums, the default with a reaction, prices towers (extreme_gap 12)
-    # and wells deeper than a Tetris (well_sums)
-    "--reaction 18": (PlannerSettings(reaction=18), 19, FRAMES, "6bae56f556d10f9e", 150),
+    # nesbot-rightwell-rollout, the default with a reaction, prices towers (extreme_gap 12)
+    # and wells deeper than a Tetris (well_sums), its pre-29 weights fitted to playouts
+    "--reaction 18": (PlannerSettings(reaction=18), 19, FRAMES, "69ff4ea60deb0512", 142),
     "--reaction 18 --no-hedge": (
         PlannerSettings(reaction=18, hedge=False),
         19,
         FRAMES,
-        "6acb35e2d42d506c",
-        146,
+        "ba09f66f1b97d1aa",
+        141,
     ),
     # Six plans a blind piece: half the frames keep it as quick as the others.
     "--reaction 18 --premove 2": (
         PlannerSettings(reaction=18, premove=2),
         19,
         FRAMES // 2,
-        "aee989779e4054f8",
-        76,
+        "fae59e9835f7a8b8",
+        71,
     ),
     "--level 29": (PlannerSettings(), 29, FRAMES, "5acc9f6f0c658ff6", 98),
     # and from level 29 keeps a lower stack, its lookahead 2 wider and deeper there

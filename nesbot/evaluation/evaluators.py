@@ -195,14 +195,20 @@ NESBOT_RIGHTWELL_WELLSUMS_FILE = DATA_DIR / "nesbot_rightwell_wellsums.json"
 EVALUATORS["nesbot-rightwell-wellsums"] = Evaluator.from_weights(
     load_weights(NESBOT_RIGHTWELL_WELLSUMS_FILE), "nesbot-rightwell-wellsums"
 )
+NESBOT_RIGHTWELL_ROLLOUT_FILE = DATA_DIR / "nesbot_rightwell_rollout.json"
+EVALUATORS["nesbot-rightwell-rollout"] = Evaluator.from_weights(
+    load_weights(NESBOT_RIGHTWELL_ROLLOUT_FILE), "nesbot-rightwell-rollout"
+)
 # StackRabbit's evaluation on nesbot's features: stronger than the trained weights in both
 # formats (docs/strength.md, "The right-well evaluation"). With a reaction, its author's
 # safe setting (the height term doubled, a burned line half as dear) is stronger still, and
 # a stack kept lower from level 29 on (a kill_screen set) takes more games to level 39, and
 # more still with a well deeper than a Tetris priced (El-Tetris's well sums): an I drought
-# over a deep well is how most games end before level 29.
+# over a deep well is how most games end before level 29. With nine of its weights before
+# level 29 fitted to playouts of the alternatives each choice had, it makes more Tetrises
+# there, its kill screen unchanged (docs/strength.md, "Weights fitted to ... playouts").
 DEFAULT_EVALUATOR = "nesbot-rightwell"
-REACTION_EVALUATOR = "nesbot-rightwell-wellsums"
+REACTION_EVALUATOR = "nesbot-rightwell-rollout"
 # What `nesbot train` starts from: weights in the form it trains, made for the format.
 TRAINED_EVALUATOR = "nesbot-trained"  # trained at level 19, the next piece used at once
 REACTION_TRAINED_EVALUATOR = "nesbot-reaction18"  # trained at level 18 with --reaction 18

@@ -1,0 +1,297 @@
+"""Weights fitted to playouts of the alternatives a choice had (approximate policy
+iteration, as CBMPI trains Tetris weights): docs/strength.md, "A learned value".
+
+`collect` plays games of the community's format (level 18, an 18-frame reaction; the
+evaluator the fit starts from, nesbot-rightwell-wellsums unless --evaluator says; the
+pieces drawn from the game's seed as `simulate --same-pieces` draws them) to level 29 a
+piece at a time. At a sampled share of the pieces, every placement a of the piece and b
+of the known next piece is kept with its features (evaluate_trace: every feature, at the
+level the pair ends on); the K placements a with the best two-piece value by the
+starting weights (and the bot's own choice, if it is not among them) are each played on
+by the bot for H pieces over the same M draws of the pieces and valued as `nesbot rate`
+values a place (rating.playouts.played_on: the points, plus the rest of the pre-29 game
+at an all-Tetris rate's share if alive). One file per game in --data, so an interrupted
+run goes on where it stopped.
+
+`fit` looks for the weights whose two-piece choice among each state's K placements has
+the most playout points: CMA-ES over the starting evaluator's nonzero weights (those
+--fixed does not keep), each step a multiple of the weight; the games whose index is a
+multiple of 5 are held out. It prints the gain over the starting weights' choice on both
+halves, a state's mean, and writes the weights file (the kill-screen sets kept as they
+were).
+
+    .venv/bin/python scripts/strength/rollout_weights.py collect --seed 7000 --start 1000 \\
+        --games 240 --workers 2 --data rollouts/
+    .venv/bin/python scripts/strength/rollout_weights.py fit --data rollouts/ --out w.json \\
+        [--fixed stack_height_over,extreme_gap,stack_holes,well_sums]
+"""
+
+import argparse
+import json
+import os
+from dataclasses import replace
+from pathlib import Path
+
+import cma
+import numpy as np
+
+from nesbot._core.evaluate import evaluate_trace
+from nesbot._core.features import ALL_FEATURE_NAMES
+from nesbot._core.game import Game
+from nesbot._core.moves import Searcher
+from nesbot._core.pieces import KILL_SCREEN_LEVEL
+from nesbot._core.simulate import play
+from nesbot.bot.planning import PlannerSettings
+from nesbot.evaluation.evaluators import Evaluator, get_evaluator
+from nesbot.lab.simulate import MAX_FRAMES, game_setup, map_indexed, pieces_seed_of, planner_for
+from nesbot.nes.ram import bcd_value
+from nesbot.rating.playouts import played_on
+
+REACTION = 18
+# The weights the documented fit started from (the default with a reaction then).
+START = "nesbot-rightwell-wellsums"
+FEATURES = len(ALL_FEATURE_NAMES)
+MAX_NEXT = 48  # placements of the next piece kept (no piece has more at 30 Hz)
+MAX_KEPT = 8  # placements a kept per state: K and the bot's own
+
+
+def _lines(game: Game) -> int:
+    return bcd_value(*game.state()["lines"])
+
+
+def _burned(cleared: int) -> int:
+    return 0 if cleared == 4 else cleared
+
+
+def _locked(game: Game, x: int, y: int, orientation: int) -> bool:
+    """Lock the piece at (x, y, orientation); False where the searcher's path ends on a
+    place the piece does not rest on (a lock on the spawn row, the game ending)."""
+    try:
+        game.lock_at(x, y, orientation)
+    except ValueError:
+        return False
+    return True
+
+
+def _start(name: str) -> tuple[Evaluator, np.ndarray]:
+    """The evaluator the bot plays and the fit starts from, and its weights in order."""
+    evaluator = get_evaluator(name, reaction=REACTION)
+    return evaluator, np.array([evaluator.weights.get(n, 0.0) for n in ALL_FEATURE_NAMES])
+
+
+def _pair_features(game: Game, lines: int, burned: int, every: Evaluator) -> np.ndarray:
+    """The features of the board after both pieces, and the ceiling penalty at weight 1."""
+    trace = evaluate_trace(
+        game.state()["rows"], lines, 0, every, 0.0, burned, game.state()["level"], 2
+    )
+    value = {name: v for name, v, _, _ in trace}
+    return np.array(
+        [value.get(n, 0.0) for n in ALL_FEATURE_NAMES] + [value["ceiling_penalty"]], np.float32
+    )
+
+
+def _state(
+    game: Game,
+    bot_rows: list,
+    evaluator: Evaluator,
+    draws: np.random.Generator,
+    args: argparse.Namespace,
+) -> dict | None:
+    """One sampled state: the kept placements' pair features and playout points (the
+    draws of the pieces from `draws`)."""
+    _, w0 = _start(evaluator.name)
+    # Every feature in the trace: the zero weights as a weight too small to matter.
+    every = replace(
+        evaluator, weights={n: evaluator.weights.get(n, 0.0) or 1e-30 for n in ALL_FEATURE_NAMES}
+    )
+    start = Game.from_state(game.state() | {"score": [0, 0, 0]})
+    searcher = Searcher(tap_interval=2)
+    lines0 = _lines(start)
+    options = []
+    for x, y, o, _ in searcher.placements_of(start):
+        after = start.copy()
+        if not _locked(after, x, y, o) or after.topped_out or not after.active:
+            continue
+        first = _lines(after) - lines0
+        pairs = []
+        for xb, yb, ob, _ in searcher.placements_of(after)[:MAX_NEXT]:
+            both = after.copy()
+            if not _locked(both, xb, yb, ob):
+                continue
+            second = _lines(both) - lines0 - first
+            pairs.append(
+                _pair_features(both, first + second, _burned(first) + _burned(second), every)
+            )
+        pairs = np.array(pairs)
+        value = float((pairs[:, :FEATURES] @ w0 + pairs[:, FEATURES] * evaluator.ceiling).min())
+        options.append((value, after, pairs))
+    if len(options) < 2:
+        return None
+    options.sort(key=lambda option: option[0])
+    kept = options[: args.k]
+    bot = next(i for i, o in enumerate(options) if o[1].state()["rows"] == bot_rows)
+    if bot >= args.k:
+        kept.append(options[bot])
+    seeds = draws.integers(2**62, size=args.m).tolist()
+    planner = planner_for(evaluator, PlannerSettings(reaction=REACTION))
+    points = [[played_on(planner, o[1].copy(), s, args.h, REACTION) for s in seeds] for o in kept]
+    features = np.full((MAX_KEPT, MAX_NEXT, FEATURES + 1), np.nan, np.float32)
+    for i, (_, _, pairs) in enumerate(kept):
+        features[i, : len(pairs)] = pairs
+    q = np.full(MAX_KEPT, np.nan)
+    q[: len(kept)] = np.mean(points, axis=1)
+    return {"features": features, "q": q, "bot": min(bot, args.k)}
+
+
+def collect_game(job: tuple[argparse.Namespace, int]) -> int:
+    """Game `index`'s sampled states, saved to --data: how many (-1: saved before)."""
+    args, index = job
+    path = Path(args.data) / f"game{index:05d}.npz"
+    if path.exists():
+        return -1
+    evaluator, _ = _start(args.evaluator)
+    planner = planner_for(evaluator, PlannerSettings(reaction=REACTION))
+    sample = np.random.default_rng([args.seed, index, 38])
+    game = Game.start(18, *game_setup(args.seed, index))
+    pieces_seed = pieces_seed_of(args.seed, index)
+    states = []
+    while not game.topped_out and game.state()["level"] < KILL_SCREEN_LEVEL:
+        after = game.copy()
+        play(planner, after, MAX_FRAMES, KILL_SCREEN_LEVEL, REACTION, pieces_seed, 1)
+        if sample.random() < args.rate and game.active:
+            state = _state(game, after.state()["rows"], evaluator, sample, args)
+            if state is not None:
+                states.append(state)
+        game = after
+    arrays = {k: np.array([s[k] for s in states]) for k in ("features", "q", "bot")}
+    if not states:
+        arrays = {
+            "features": np.zeros((0, MAX_KEPT, MAX_NEXT, FEATURES + 1)),
+            "q": np.zeros((0, MAX_KEPT)),
+            "bot": np.zeros(0),
+        }
+    partial = path.with_name(f".{path.name}")  # hidden from fit's glob until whole
+    np.savez_compressed(partial, **arrays)
+    os.replace(partial, path)  # a file is whole or absent
+    return len(states)
+
+
+def collect(args: argparse.Namespace) -> None:
+    Path(args.data).mkdir(parents=True, exist_ok=True)
+    jobs = [(args, i) for i in range(args.start, args.start + args.games)]
+    for number, states in map_indexed(collect_game, jobs, args.workers):
+        print(
+            f"game {args.start + number}: {'done before' if states < 0 else f'{states} states'}",
+            flush=True,
+        )
+
+
+class Choices:
+    """Each state's kept placements; `points(w)` is what the two-piece choice by weights
+    w gets (the playout points of the placement whose best pair is least)."""
+
+    def __init__(self, features: np.ndarray, q: np.ndarray, ceiling: float) -> None:
+        self.pair_ok = ~np.isnan(features[..., 0])
+        self.kept_ok = ~np.isnan(q)
+        self.x = np.nan_to_num(features[..., :FEATURES]).astype(np.float32)
+        self.ceiling = np.nan_to_num(features[..., FEATURES]).astype(np.float32) * ceiling
+        self.q = np.nan_to_num(q)
+
+    def points(self, w: np.ndarray) -> np.ndarray:
+        value = np.where(self.pair_ok, self.x @ w.astype(np.float32) + self.ceiling, np.inf)
+        choice = np.where(self.kept_ok, value.min(-1), np.inf).argmin(-1)
+        return self.q[np.arange(len(choice)), choice]
+
+
+def _mean_se(x: np.ndarray) -> str:
+    return f"{x.mean():+,.0f} ± {x.std(ddof=1) / np.sqrt(len(x)):,.0f}"
+
+
+def fit(args: argparse.Namespace) -> None:
+    files = sorted(Path(args.data).glob("game*.npz"))
+    loaded = [np.load(f) for f in files]
+    features = np.concatenate([d["features"] for d in loaded])
+    q = np.concatenate([d["q"] for d in loaded])
+    game = np.concatenate(
+        [[int(f.stem[4:])] * len(d["q"]) for f, d in zip(files, loaded, strict=True)]
+    )
+    evaluator, w0 = _start(args.evaluator)
+    choices = Choices(features, q, evaluator.ceiling)
+    held_out = game % 5 == 0
+    fixed = set(args.fixed.split(",")) if args.fixed else set()
+    free = [i for i, n in enumerate(ALL_FEATURE_NAMES) if w0[i] != 0 and n not in fixed]
+    base = choices.points(w0)
+
+    def weights(theta: np.ndarray) -> np.ndarray:
+        w = w0.copy()
+        w[free] *= 1 + np.asarray(theta)
+        return w
+
+    def loss(theta: np.ndarray) -> float:
+        return -float((choices.points(weights(theta)) - base)[~held_out].mean())
+
+    search = cma.CMAEvolutionStrategy(
+        np.zeros(len(free)),
+        args.sigma,
+        {"seed": args.cma_seed, "verbose": -9, "maxiter": args.iters},
+    )
+    while not search.stop():
+        candidates = search.ask()
+        search.tell(candidates, [loss(c) for c in candidates])
+    w = weights(search.result.xfavorite)
+    gain = choices.points(w) - base
+    print(f"{len(q)} states of {len(files)} games ({held_out.sum()} held out)")
+    print(
+        "playout points a state over the starting weights' choice: "
+        f"fitted on {_mean_se(gain[~held_out])}, held out {_mean_se(gain[held_out])}"
+    )
+    for i in free:
+        print(f"  {ALL_FEATURE_NAMES[i]:<24}{w0[i]:>9.3f} -> {w[i]:>9.3f}")
+    if args.out:
+        _write_weights(w, evaluator, args.out)
+
+
+def _write_weights(w: np.ndarray, evaluator: Evaluator, out: str) -> None:
+    """A weights file: these weights before level 29, the evaluator's kill-screen sets
+    written out whole (a kill_screen set only overrides the weights it names)."""
+    _, w0 = _start(evaluator.name)
+    old = dict(zip(ALL_FEATURE_NAMES, w0.tolist(), strict=True))
+    data = dict(zip(ALL_FEATURE_NAMES, np.round(w, 4).tolist(), strict=True))
+    data |= {
+        "ceiling": evaluator.ceiling,
+        "safe_stack_height": evaluator.safe_stack_height,
+        "kill_screen": old | evaluator.kill_screen,
+        "kill_screen_by_tap_hz": {hz: old | s for hz, s in evaluator.kill_screen_by_tap_hz.items()},
+        "provenance": {"source": "scripts/strength/rollout_weights.py fit"},
+    }
+    Path(out).write_text(json.dumps(data, indent=2) + "\n")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    c = commands.add_parser("collect")
+    c.add_argument("--seed", type=int, default=7000)
+    c.add_argument("--start", type=int, default=1000)
+    c.add_argument("--games", type=int, default=240)
+    c.add_argument("--rate", type=float, default=0.05, help="share of pieces sampled")
+    c.add_argument("--k", type=int, default=6, help="placements played out a state")
+    c.add_argument("--m", type=int, default=2, help="draws of the pieces a placement")
+    c.add_argument("--h", type=int, default=30, help="pieces a playout")
+    c.add_argument("--workers", type=int, default=2)
+    c.add_argument("--data", required=True)
+    c.add_argument("--evaluator", default=START, help=f"the bot's evaluator ({START})")
+    f = commands.add_parser("fit")
+    f.add_argument("--data", required=True)
+    f.add_argument("--evaluator", default=START, help=f"the weights to start from ({START})")
+    f.add_argument("--fixed", default="", help="weights kept, comma separated")
+    f.add_argument("--sigma", type=float, default=0.3)
+    f.add_argument("--iters", type=int, default=200)
+    f.add_argument("--cma-seed", type=int, default=1)
+    f.add_argument("--out", default="")
+    args = parser.parse_args()
+    (collect if args.command == "collect" else fit)(args)
+
+
+if __name__ == "__main__":
+    main()
