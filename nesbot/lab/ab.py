@@ -81,7 +81,7 @@ def _planners_for(spec: ABSpec) -> tuple[Planner, Planner]:
     return _planners[1]
 
 
-def _from_zero(game: Game) -> Game:
+def from_zero(game: Game) -> Game:
     """The game with a zero score, so the 999,999 cap cannot hide points."""
     return Game.from_state(game.state() | {"score": [0, 0, 0]})
 
@@ -108,7 +108,7 @@ def ab_game(spec: ABSpec) -> ABGame:
         and game.state()["level"] < KILL_SCREEN_LEVEL
         and pieces != spec.max_pieces
     ):
-        start = _from_zero(game)
+        start = from_zero(game)
         mine = _one_piece(planner_b, start, b_reaction, pieces_seed)
         theirs = _one_piece(planner_a, start, reaction, pieces_seed)
         pieces += 1

@@ -29,7 +29,7 @@ were).
 import argparse
 import json
 import os
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import cma
@@ -40,9 +40,11 @@ from nesbot._core.features import ALL_FEATURE_NAMES
 from nesbot._core.game import Game
 from nesbot._core.moves import Searcher
 from nesbot._core.pieces import KILL_SCREEN_LEVEL
+from nesbot._core.planner import Planner
 from nesbot._core.simulate import play
 from nesbot.bot.planning import PlannerSettings
 from nesbot.evaluation.evaluators import Evaluator, get_evaluator
+from nesbot.lab.ab import from_zero
 from nesbot.lab.simulate import MAX_FRAMES, game_setup, map_indexed, pieces_seed_of, planner_for
 from nesbot.nes.ram import bcd_value
 from nesbot.rating.playouts import played_on
@@ -60,6 +62,7 @@ def _lines(game: Game) -> int:
 
 
 def _burned(cleared: int) -> int:
+    # evaluate.pxd's burned_lines (not callable from Python): a Tetris burns nothing.
     return 0 if cleared == 4 else cleared
 
 
@@ -79,11 +82,35 @@ def _start(name: str) -> tuple[Evaluator, np.ndarray]:
     return evaluator, np.array([evaluator.weights.get(n, 0.0) for n in ALL_FEATURE_NAMES])
 
 
+@dataclass(frozen=True)
+class _Bot:
+    """What every sampled state of a game uses: the starting evaluator, its weights in
+    order, the same weights with every feature in evaluate_trace's rows (a zero weight as
+    one too small to matter), the bot's planner and a placement searcher."""
+
+    evaluator: Evaluator
+    w0: np.ndarray
+    every: Evaluator
+    planner: Planner
+    searcher: Searcher
+
+    @classmethod
+    def of(cls, name: str) -> "_Bot":
+        evaluator, w0 = _start(name)
+        every = {n: evaluator.weights.get(n, 0.0) or 1e-30 for n in ALL_FEATURE_NAMES}
+        return cls(
+            evaluator,
+            w0,
+            replace(evaluator, weights=every),
+            planner_for(evaluator, PlannerSettings(reaction=REACTION)),
+            Searcher(tap_interval=2),
+        )
+
+
 def _pair_features(game: Game, lines: int, burned: int, every: Evaluator) -> np.ndarray:
     """The features of the board after both pieces, and the ceiling penalty at weight 1."""
-    trace = evaluate_trace(
-        game.state()["rows"], lines, 0, every, 0.0, burned, game.state()["level"], 2
-    )
+    state = game.state()
+    trace = evaluate_trace(state["rows"], lines, 0, every, 0.0, burned, state["level"], 2)
     value = {name: v for name, v, _, _ in trace}
     return np.array(
         [value.get(n, 0.0) for n in ALL_FEATURE_NAMES] + [value["ceiling_penalty"]], np.float32
@@ -91,56 +118,48 @@ def _pair_features(game: Game, lines: int, burned: int, every: Evaluator) -> np.
 
 
 def _state(
-    game: Game,
-    bot_rows: list,
-    evaluator: Evaluator,
-    draws: np.random.Generator,
-    args: argparse.Namespace,
+    game: Game, bot_rows: list, bot: _Bot, draws: np.random.Generator, args: argparse.Namespace
 ) -> dict | None:
     """One sampled state: the kept placements' pair features and playout points (the
     draws of the pieces from `draws`)."""
-    _, w0 = _start(evaluator.name)
-    # Every feature in the trace: the zero weights as a weight too small to matter.
-    every = replace(
-        evaluator, weights={n: evaluator.weights.get(n, 0.0) or 1e-30 for n in ALL_FEATURE_NAMES}
-    )
-    start = Game.from_state(game.state() | {"score": [0, 0, 0]})
-    searcher = Searcher(tap_interval=2)
+    start = from_zero(game)
     lines0 = _lines(start)
     options = []
-    for x, y, o, _ in searcher.placements_of(start):
+    for x, y, o, _ in bot.searcher.placements_of(start):
         after = start.copy()
         if not _locked(after, x, y, o) or after.topped_out or not after.active:
             continue
         first = _lines(after) - lines0
         pairs = []
-        for xb, yb, ob, _ in searcher.placements_of(after)[:MAX_NEXT]:
+        for xb, yb, ob, _ in bot.searcher.placements_of(after)[:MAX_NEXT]:
             both = after.copy()
             if not _locked(both, xb, yb, ob):
                 continue
             second = _lines(both) - lines0 - first
             pairs.append(
-                _pair_features(both, first + second, _burned(first) + _burned(second), every)
+                _pair_features(both, first + second, _burned(first) + _burned(second), bot.every)
             )
         pairs = np.array(pairs)
-        value = float((pairs[:, :FEATURES] @ w0 + pairs[:, FEATURES] * evaluator.ceiling).min())
+        ceiling = pairs[:, FEATURES] * bot.evaluator.ceiling
+        value = float((pairs[:, :FEATURES] @ bot.w0 + ceiling).min())
         options.append((value, after, pairs))
     if len(options) < 2:
         return None
     options.sort(key=lambda option: option[0])
     kept = options[: args.k]
-    bot = next(i for i, o in enumerate(options) if o[1].state()["rows"] == bot_rows)
-    if bot >= args.k:
-        kept.append(options[bot])
+    mine = next(i for i, o in enumerate(options) if o[1].state()["rows"] == bot_rows)
+    if mine >= args.k:
+        kept.append(options[mine])
     seeds = draws.integers(2**62, size=args.m).tolist()
-    planner = planner_for(evaluator, PlannerSettings(reaction=REACTION))
-    points = [[played_on(planner, o[1].copy(), s, args.h, REACTION) for s in seeds] for o in kept]
+    points = [
+        [played_on(bot.planner, o[1].copy(), s, args.h, REACTION) for s in seeds] for o in kept
+    ]
     features = np.full((MAX_KEPT, MAX_NEXT, FEATURES + 1), np.nan, np.float32)
     for i, (_, _, pairs) in enumerate(kept):
         features[i, : len(pairs)] = pairs
     q = np.full(MAX_KEPT, np.nan)
     q[: len(kept)] = np.mean(points, axis=1)
-    return {"features": features, "q": q, "bot": min(bot, args.k)}
+    return {"features": features, "q": q, "bot": min(mine, args.k)}
 
 
 def collect_game(job: tuple[argparse.Namespace, int]) -> int:
@@ -149,17 +168,16 @@ def collect_game(job: tuple[argparse.Namespace, int]) -> int:
     path = Path(args.data) / f"game{index:05d}.npz"
     if path.exists():
         return -1
-    evaluator, _ = _start(args.evaluator)
-    planner = planner_for(evaluator, PlannerSettings(reaction=REACTION))
+    bot = _Bot.of(args.evaluator)
     sample = np.random.default_rng([args.seed, index, 38])
     game = Game.start(18, *game_setup(args.seed, index))
     pieces_seed = pieces_seed_of(args.seed, index)
     states = []
     while not game.topped_out and game.state()["level"] < KILL_SCREEN_LEVEL:
         after = game.copy()
-        play(planner, after, MAX_FRAMES, KILL_SCREEN_LEVEL, REACTION, pieces_seed, 1)
+        play(bot.planner, after, MAX_FRAMES, KILL_SCREEN_LEVEL, REACTION, pieces_seed, 1)
         if sample.random() < args.rate and game.active:
-            state = _state(game, after.state()["rows"], evaluator, sample, args)
+            state = _state(game, after.state()["rows"], bot, sample, args)
             if state is not None:
                 states.append(state)
         game = after
@@ -248,13 +266,13 @@ def fit(args: argparse.Namespace) -> None:
     for i in free:
         print(f"  {ALL_FEATURE_NAMES[i]:<24}{w0[i]:>9.3f} -> {w[i]:>9.3f}")
     if args.out:
-        _write_weights(w, evaluator, args.out)
+        _write_weights(w, w0, evaluator, args.out)
 
 
-def _write_weights(w: np.ndarray, evaluator: Evaluator, out: str) -> None:
-    """A weights file: these weights before level 29, the evaluator's kill-screen sets
-    written out whole (a kill_screen set only overrides the weights it names)."""
-    _, w0 = _start(evaluator.name)
+def _write_weights(w: np.ndarray, w0: np.ndarray, evaluator: Evaluator, out: str) -> None:
+    """A weights file: these weights before level 29, the kill-screen sets of the
+    evaluator (whose weights are w0) written out whole (a kill_screen set only overrides
+    the weights it names)."""
     old = dict(zip(ALL_FEATURE_NAMES, w0.tolist(), strict=True))
     data = dict(zip(ALL_FEATURE_NAMES, np.round(w, 4).tolist(), strict=True))
     data |= {
