@@ -267,9 +267,34 @@ def test_the_reaction_default_refits_only_the_weights_before_level_29():
     assert "reach 39" in rollout.provenance["evaluation"]["format_30hz"]
 
 
+def test_the_reaction_default_plays_its_fitted_weights_through_the_kill_screen():
+    """nesbot-rightwell-fitted is nesbot-rightwell-rollout whose kill_screen set (from level
+    29 on) plays the same fitted weights with the kill screen's own risk weights on top;
+    before level 29, and in the slow-tap sets, it is the same evaluation."""
+    fitted = EVALUATORS["nesbot-rightwell-fitted"]
+    rollout = EVALUATORS["nesbot-rightwell-rollout"]
+    assert fitted.weights == rollout.weights
+    assert fitted.safe_stack_height == rollout.safe_stack_height
+    risk = {"high_stack": 10.0, "stack_height_over": 36.0}
+    kill = dict(zip(ALL_FEATURE_NAMES, fitted.kill_screen_vector(), strict=True))
+    assert kill == {n: risk.get(n, fitted.weights.get(n, 0.0)) for n in ALL_FEATURE_NAMES}
+    assert fitted.kill_screen_safe_stack_height == rollout.kill_screen_safe_stack_height == 6
+    before = dict(zip(ALL_FEATURE_NAMES, rollout.kill_screen_vector(), strict=True))
+    assert {n for n in ALL_FEATURE_NAMES if kill[n] != before[n]} == {
+        n
+        for n in ALL_FEATURE_NAMES
+        if fitted.weights.get(n) != EVALUATORS["nesbot-rightwell-wellsums"].weights.get(n)
+    }
+    for hz in (15, 12):
+        assert (
+            fitted.at_tap_hz(hz).kill_screen_vector() == rollout.at_tap_hz(hz).kill_screen_vector()
+        )
+    assert "reach 39" in fitted.provenance["evaluation"]["format_30hz"]
+
+
 def test_train_starts_from_the_weights_trained_for_the_format():
     assert get_evaluator().name == "nesbot-rightwell"
-    assert get_evaluator(reaction=18).name == "nesbot-rightwell-rollout"
+    assert get_evaluator(reaction=18).name == "nesbot-rightwell-fitted"
     assert get_evaluator("meatfighter-2018", reaction=18).name == "meatfighter-2018"
     assert training_start_name() == "nesbot-trained"
     assert training_start_name(18) == "nesbot-reaction18"

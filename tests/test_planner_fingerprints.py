@@ -18,8 +18,8 @@ FRAMES = 3000
 # mode: (settings, level, frames, fingerprint, plans)
 PINNED = {
     "defaults": (PlannerSettings(), 19, FRAMES, "a7017a7bb84957e3", 67),
-    # nesbot-rightwell-rollout, the default with a reaction, prices towers (extreme_gap 12)
-    # and wells deeper than a Tetris (well_sums), its pre-29 weights fitted to playouts
+    # nesbot-rightwell-fitted, the default with a reaction, prices towers (extreme_gap 12)
+    # and wells deeper than a Tetris (well_sums), its weights fitted to playouts
     "--reaction 18": (PlannerSettings(reaction=18), 19, FRAMES, "69ff4ea60deb0512", 142),
     "--reaction 18 --no-hedge": (
         PlannerSettings(reaction=18, hedge=False),
@@ -37,22 +37,23 @@ PINNED = {
         71,
     ),
     "--level 29": (PlannerSettings(), 29, FRAMES, "5acc9f6f0c658ff6", 98),
-    # and from level 29 keeps a lower stack, its lookahead 2 wider and deeper there
+    # and from level 29 keeps a lower stack (the fitted weights, its risk weights on top),
+    # its lookahead 2 wider and deeper there
     "--level 29 --reaction 18": (
         PlannerSettings(reaction=18),
         29,
         FRAMES,
-        "007540322191b528",
-        113,
+        "d5c7231e4afb5ae3",
+        110,
     ),
     # the kill screen's widths reach its plans: narrower, other decisions (level 19's
-    # widths, 3 and 2, decide as 6 and 4 in this game since well_sums is weighed)
+    # widths, 3 and 2, decide otherwise too)
     "--level 29 --reaction 18, lookahead 2 narrower from level 29": (
         PlannerSettings(reaction=18, kill_screen_deep_width=2, kill_screen_deep_branch=1),
         29,
         FRAMES,
-        "5adec98d7227be4f",
-        104,
+        "2fc57075058fe38b",
+        110,
     ),
     "--lookahead 1 --next-search search": (
         PlannerSettings(lookahead=1, next_search="search"),

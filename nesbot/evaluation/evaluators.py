@@ -199,6 +199,10 @@ NESBOT_RIGHTWELL_ROLLOUT_FILE = DATA_DIR / "nesbot_rightwell_rollout.json"
 EVALUATORS["nesbot-rightwell-rollout"] = Evaluator.from_weights(
     load_weights(NESBOT_RIGHTWELL_ROLLOUT_FILE), "nesbot-rightwell-rollout"
 )
+NESBOT_RIGHTWELL_FITTED_FILE = DATA_DIR / "nesbot_rightwell_fitted.json"
+EVALUATORS["nesbot-rightwell-fitted"] = Evaluator.from_weights(
+    load_weights(NESBOT_RIGHTWELL_FITTED_FILE), "nesbot-rightwell-fitted"
+)
 # StackRabbit's evaluation on nesbot's features: stronger than the trained weights in both
 # formats (docs/strength.md, "The right-well evaluation"). With a reaction, its author's
 # safe setting (the height term doubled, a burned line half as dear) is stronger still, and
@@ -206,9 +210,11 @@ EVALUATORS["nesbot-rightwell-rollout"] = Evaluator.from_weights(
 # more still with a well deeper than a Tetris priced (El-Tetris's well sums): an I drought
 # over a deep well is how most games end before level 29. With nine of its weights before
 # level 29 fitted to playouts of the alternatives each choice had, it makes more Tetrises
-# there, its kill screen unchanged (docs/strength.md, "Weights fitted to ... playouts").
+# there; with the kill screen playing the same fitted weights (its risk weights on top),
+# more games live to level 39 and make more there (docs/strength.md, "The fitted weights
+# through the kill screen").
 DEFAULT_EVALUATOR = "nesbot-rightwell"
-REACTION_EVALUATOR = "nesbot-rightwell-rollout"
+REACTION_EVALUATOR = "nesbot-rightwell-fitted"
 # What `nesbot train` starts from: weights in the form it trains, made for the format.
 TRAINED_EVALUATOR = "nesbot-trained"  # trained at level 19, the next piece used at once
 REACTION_TRAINED_EVALUATOR = "nesbot-reaction18"  # trained at level 18 with --reaction 18
