@@ -248,13 +248,18 @@ def test_the_reaction_default_prices_a_well_deeper_than_a_tetris():
         )
 
 
+def _differing(a: dict[str, float], b: dict[str, float]) -> set[str]:
+    """The features whose weights a and b do not share."""
+    return {n for n in ALL_FEATURE_NAMES if a.get(n) != b.get(n)}
+
+
 def test_the_reaction_default_refits_only_the_weights_before_level_29():
     """nesbot-rightwell-rollout is nesbot-rightwell-wellsums with nine weights fitted to
     playouts (scripts/strength/rollout_weights.py), the risk's weights kept; from level 29
     on, and in the slow-tap kill-screen sets, every weight is what it was."""
     rollout = EVALUATORS["nesbot-rightwell-rollout"]
     wellsums = EVALUATORS["nesbot-rightwell-wellsums"]
-    refit = {n for n in ALL_FEATURE_NAMES if rollout.weights.get(n) != wellsums.weights.get(n)}
+    refit = _differing(rollout.weights, wellsums.weights)
     assert len(refit) == 9
     risk = {"stack_height_over", "extreme_gap", "stack_holes", "well_sums", "well_covered"}
     assert not refit & risk
@@ -280,11 +285,8 @@ def test_the_reaction_default_plays_its_fitted_weights_through_the_kill_screen()
     assert kill == {n: risk.get(n, fitted.weights.get(n, 0.0)) for n in ALL_FEATURE_NAMES}
     assert fitted.kill_screen_safe_stack_height == rollout.kill_screen_safe_stack_height == 6
     before = dict(zip(ALL_FEATURE_NAMES, rollout.kill_screen_vector(), strict=True))
-    assert {n for n in ALL_FEATURE_NAMES if kill[n] != before[n]} == {
-        n
-        for n in ALL_FEATURE_NAMES
-        if fitted.weights.get(n) != EVALUATORS["nesbot-rightwell-wellsums"].weights.get(n)
-    }
+    refit = _differing(fitted.weights, EVALUATORS["nesbot-rightwell-wellsums"].weights)
+    assert _differing(kill, before) == refit
     for hz in (15, 12):
         assert (
             fitted.at_tap_hz(hz).kill_screen_vector() == rollout.at_tap_hz(hz).kill_screen_vector()

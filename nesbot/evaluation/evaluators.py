@@ -97,8 +97,6 @@ class Evaluator:
         )
 
 
-NESBOT_TRAINED_FILE = DATA_DIR / "nesbot_trained.json"
-
 EVALUATORS: dict[str, Evaluator] = {
     e.name: e
     for e in (
@@ -172,37 +170,20 @@ EVALUATORS: dict[str, Evaluator] = {
         ),
     )
 }
-NESBOT_REACTION18_FILE = DATA_DIR / "nesbot_reaction18.json"
-EVALUATORS["nesbot-trained"] = Evaluator.from_weights(
-    load_weights(NESBOT_TRAINED_FILE), "nesbot-trained"
-)
-EVALUATORS["nesbot-reaction18"] = Evaluator.from_weights(
-    load_weights(NESBOT_REACTION18_FILE), "nesbot-reaction18"
-)
-NESBOT_RIGHTWELL_FILE = DATA_DIR / "nesbot_rightwell.json"
-EVALUATORS["nesbot-rightwell"] = Evaluator.from_weights(
-    load_weights(NESBOT_RIGHTWELL_FILE), "nesbot-rightwell"
-)
-NESBOT_RIGHTWELL_SAFE_FILE = DATA_DIR / "nesbot_rightwell_safe.json"
-EVALUATORS["nesbot-rightwell-safe"] = Evaluator.from_weights(
-    load_weights(NESBOT_RIGHTWELL_SAFE_FILE), "nesbot-rightwell-safe"
-)
-NESBOT_RIGHTWELL_KILLSCREEN_FILE = DATA_DIR / "nesbot_rightwell_killscreen.json"
-EVALUATORS["nesbot-rightwell-killscreen"] = Evaluator.from_weights(
-    load_weights(NESBOT_RIGHTWELL_KILLSCREEN_FILE), "nesbot-rightwell-killscreen"
-)
-NESBOT_RIGHTWELL_WELLSUMS_FILE = DATA_DIR / "nesbot_rightwell_wellsums.json"
-EVALUATORS["nesbot-rightwell-wellsums"] = Evaluator.from_weights(
-    load_weights(NESBOT_RIGHTWELL_WELLSUMS_FILE), "nesbot-rightwell-wellsums"
-)
-NESBOT_RIGHTWELL_ROLLOUT_FILE = DATA_DIR / "nesbot_rightwell_rollout.json"
-EVALUATORS["nesbot-rightwell-rollout"] = Evaluator.from_weights(
-    load_weights(NESBOT_RIGHTWELL_ROLLOUT_FILE), "nesbot-rightwell-rollout"
-)
-NESBOT_RIGHTWELL_FITTED_FILE = DATA_DIR / "nesbot_rightwell_fitted.json"
-EVALUATORS["nesbot-rightwell-fitted"] = Evaluator.from_weights(
-    load_weights(NESBOT_RIGHTWELL_FITTED_FILE), "nesbot-rightwell-fitted"
-)
+# Weights shipped as data files, each in nesbot/data/ under its name ("-" as "_").
+EVALUATORS |= {
+    name: Evaluator.from_weights(load_weights(DATA_DIR / f"{name.replace('-', '_')}.json"), name)
+    for name in (
+        "nesbot-trained",
+        "nesbot-reaction18",
+        "nesbot-rightwell",
+        "nesbot-rightwell-safe",
+        "nesbot-rightwell-killscreen",
+        "nesbot-rightwell-wellsums",
+        "nesbot-rightwell-rollout",
+        "nesbot-rightwell-fitted",
+    )
+}
 # StackRabbit's evaluation on nesbot's features: stronger than the trained weights in both
 # formats (docs/strength.md, "The right-well evaluation"). With a reaction, its author's
 # safe setting (the height term doubled, a burned line half as dear) is stronger still, and
