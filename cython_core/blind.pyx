@@ -23,6 +23,7 @@ from nesbot._core.planner cimport (
     Candidate,
     Planner,
     check_pieces,
+    judged_level,
     landing_height,
     lock_height,
     rank_price,
@@ -100,6 +101,7 @@ cdef int choose_blind(Planner planner, const GameC* g, Verdict* verdict) noexcep
         c.chain.burned = burned_lines(c.chain.cleared)
         c.first = a
         c.chain.level = g.level
+        c.chain.judged_at = judged_level(g)
         c.chain.lines[0] = g.lines[0]
         c.chain.lines[1] = g.lines[1]
         count_lines(&c.chain.level, c.chain.lines, c.chain.cleared)
@@ -107,7 +109,7 @@ cdef int choose_blind(Planner planner, const GameC* g, Verdict* verdict) noexcep
         c.chain.landing = landing_height(p1)
         c.has_next = True        # an unknown next piece follows: the lookahead weighs it
         c.verdict = judge_one(&c.chain.board, c.chain.cleared, c.chain.lock_height,
-                              c.chain.landing, c.chain.level, &planner.weights)
+                              c.chain.landing, c.chain.judged_at, &planner.weights)
         planner._keep(&c, planner.width)
     hedge = planner.hedge and planner.premove == 0 and windowed and planner.lookahead > 0
     planner._look_ahead(NES_PIECE_TYPE[g.piece.orientation], hedge, g.level)

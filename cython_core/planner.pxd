@@ -6,7 +6,7 @@ from nesbot._core.evaluate cimport Verdict, Weights
 from nesbot._core.game cimport Game
 from nesbot._core.moves cimport PLAIN_PATH_MAX, Placement, Searcher
 from nesbot._core.pieces cimport NES_CELLS
-from nesbot._core.rules cimport Game as GameC, Piece
+from nesbot._core.rules cimport Game as GameC, Piece, count_lines
 
 cdef enum:
     MAX_WIDTH = 32                   # most candidates the lookahead may re-judge
@@ -15,6 +15,10 @@ ctypedef struct Chain:
     # Placements so far: what the lookahead weighs an unknown piece after.
     Board board                      # after their locks and line clears
     uint8_t level                    # after their lines
+    uint8_t judged_at                # the level its boards are judged at: one for every
+                                     # option of a choice (judged_level of the game the
+                                     # piece is planned in), so that they all meet the
+                                     # same weights and piece ranges, across a level-up too
     uint8_t lines[2]                 # their lines (BCD, as GameC.lines)
     int cleared                      # rows they cleared
     int burned                       # of them, rows cleared by non-Tetris clears
@@ -134,3 +138,16 @@ cdef inline double landing_height(const Placement* p) noexcept nogil:
         if NES_CELLS[p.orientation][k][1] > bottom:
             bottom = NES_CELLS[p.orientation][k][1]
     return lock_height(p) + (bottom - top) / 2.0
+
+
+cdef inline uint8_t judged_level(const GameC* g) noexcept nogil:
+    # The level every board of a choice is judged at: the one the game reaches with a
+    # Tetris more (within four lines of a level-up, the next level's weights and ranges;
+    # the game's own level alone made the last pieces before level 29 blind to the kill
+    # screen's prices, which cost games at 30 Hz).
+    cdef uint8_t level = g.level
+    cdef uint8_t lines[2]
+    lines[0] = g.lines[0]
+    lines[1] = g.lines[1]
+    count_lines(&level, lines, 4)
+    return level

@@ -82,13 +82,14 @@ cdef inline void place_unknown(const Chain* c, const Placement* p, const Weights
     # (lookahead 2 counts them only for the branches it keeps).
     cdef int cleared
     out.chain.board = c.board
+    out.chain.judged_at = c.judged_at
     cleared = lock_and_clear(&out.chain.board, p.orientation, p.x, p.y)
     out.chain.cleared = c.cleared + cleared
     out.chain.burned = c.burned + burned_lines(cleared)
     out.chain.lock_height = c.lock_height + lock_height(p)
     out.chain.landing = c.landing + landing_height(p)
     out.value = evaluate(&out.chain.board, out.chain.cleared, out.chain.burned,
-                         out.chain.lock_height, out.chain.landing, c.level, w)
+                         out.chain.lock_height, out.chain.landing, c.judged_at, w)
     out.vetoed = board_vetoed(&out.chain.board, w)
 
 
@@ -104,7 +105,7 @@ cdef inline double placement_bound(const Chain* c, const Tops* before, const Pla
     if not tops_after(&c.board, before, p.orientation, p.x, p.y, after):
         return -INFINITY
     return value_bound(after, c.cleared, c.burned, c.lock_height + lock_height(p),
-                       c.landing + landing_height(p), c.level, w)
+                       c.landing + landing_height(p), c.judged_at, w)
 
 
 cdef inline bint above(double bound, double value) noexcept nogil:
@@ -118,7 +119,7 @@ cdef inline bint ruled_out(double bound, const Tops* after, const Chain* c, cons
     # A placement's evaluation is above `value` by its bound (placement_bound's, `after`
     # the tops it leaves), read without the surface table first, then with it.
     return bound > -INFINITY and (above(bound, value) or
-                                  above(bound + surface_rise(after, c.level, w), value))
+                                  above(bound + surface_rise(after, c.judged_at, w), value))
 
 
 cdef inline bint cannot_beat(const Chain* c, const Tops* before, const Placement* p,
@@ -133,7 +134,7 @@ cdef void best_placement(const Chain* c, const Placement* placements, int count,
                          Branch* best) noexcept nogil:
     """The best of an unknown piece's placements on c's board (its value and veto; rules
     3-4 as in judge_pair), or the top-out value if it has none. With `bounded` (the set
-    at c.level has a finite value_bound; `before` holds c's tops), the placement of the
+    at c.judged_at has a finite value_bound; `before` holds c's tops), the placement of the
     least bound is judged first, and then only those whose bound (with the surface
     table's value, read only for the placements the bound without it leaves) is not above
     the best so far, or all while the best is vetoed: the others could not be better, so
@@ -264,7 +265,8 @@ cdef class Planner:
         cdef Tops tops
         cdef int t, count
         cdef double expected = 0.0
-        cdef bint bounded = self.bound_pruning and weights_at(&self.weights, chain.level).bounded
+        cdef bint bounded = (self.bound_pruning
+                             and weights_at(&self.weights, chain.judged_at).bounded)
         spawn.das = 0
         spawn.hold_down_points = 0
         if bounded:
@@ -315,6 +317,7 @@ cdef class Planner:
         height1 = lock_height(p1)
         landing1 = landing_height(p1)
         c.first = a
+        c.chain.judged_at = judged_level(g)
         level1 = g.level
         lines1[0] = g.lines[0]
         lines1[1] = g.lines[1]
@@ -330,7 +333,7 @@ cdef class Planner:
             c.chain.level = level1
             c.chain.lines[0] = lines1[0]
             c.chain.lines[1] = lines1[1]
-            c.verdict = judge_dead_end(&board1, cleared1, height1, landing1, level1,
+            c.verdict = judge_dead_end(&board1, cleared1, height1, landing1, c.chain.judged_at,
                                        &self.weights)
             c.has_next = False
             c.chain.cleared = cleared1
@@ -341,8 +344,8 @@ cdef class Planner:
             return
         # The best pair of this first placement (the next piece is re-planned when it
         # spawns, so only the first placement's best continuation matters). Its board is
-        # judged at level1: the second clear changes the level only at a transition, and
-        # the lookahead's chains count it exactly.
+        # judged at judged_level(g), as every board of this choice (Chain.judged_at); the
+        # lookahead's chains count the level the clears reach for their pieces' paths.
         for b in range(self.second.placement_count):
             p2 = &self.second.placements[b]
             c.chain.board = board1
@@ -352,7 +355,8 @@ cdef class Planner:
             c.chain.lock_height = height1 + lock_height(p2)
             c.chain.landing = landing1 + landing_height(p2)
             c.verdict = judge_pair(&c.chain.board, cleared1, cleared2, c.chain.lock_height,
-                                   c.chain.landing, first_vetoed, level1, &self.weights)
+                                   c.chain.landing, first_vetoed, c.chain.judged_at,
+                                   &self.weights)
             if not has_best or better(&c.verdict, &out.verdict):
                 c.chain.level = level1
                 c.chain.lines[0] = lines1[0]
@@ -452,7 +456,7 @@ cdef class Planner:
         cdef Tops tops
         cdef int t, k, m, slot, kept
         cdef double expected = 0.0
-        cdef bint bounded = self.bound_pruning and weights_at(&self.weights, c.level).bounded
+        cdef bint bounded = self.bound_pruning and weights_at(&self.weights, c.judged_at).bounded
         branch = min(branch, <int>MAX_DEEP_BRANCH)
         spawn.das = 0
         spawn.hold_down_points = 0

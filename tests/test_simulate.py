@@ -17,7 +17,7 @@ from nesbot.bot.planning import PlannerSettings, build_planner
 from nesbot.bot.policy import Bot
 from nesbot.bot.simulated_ram import run_policy
 from nesbot.errors import NesbotError
-from nesbot.evaluation.evaluators import EVALUATORS, Evaluator
+from nesbot.evaluation.evaluators import EVALUATORS, REACTION_EVALUATOR, Evaluator
 from nesbot.lab.simulate import (
     GameSpec,
     game_setup,
@@ -227,6 +227,26 @@ def test_a_kill_screen_set_from_an_earlier_level_plays_from_there():
     from_27 = _game_from(27, _with_kill_screen(LOWER | {"from_level": 27}))
     assert from_27 == _game_from(27, LOWER_THROUGHOUT) != safe
     assert _game_from(27, _with_kill_screen(LOWER)) == safe  # from level 29: not yet
+
+
+def _from_one_line_before_level_29(evaluator: Evaluator, seed: int) -> dict:
+    """A level-28 game at 229 lines (a line from level 29, where a piece falls a row a
+    frame) played at 12 Hz with the reaction until level 29."""
+    state = Game.start(28, nes_rng(seed), 0, 0).state() | {"lines": [0x29, 0x02]}
+    planner = build_planner(evaluator, PlannerSettings(tap_hz=12, reaction=18))
+    return play(planner, Game.from_state(state), 4000, 29, reaction=18)
+
+
+@pytest.mark.parametrize("seed", [2, 3])
+@pytest.mark.parametrize("name", ["nesbot-rightwell-safe", REACTION_EVALUATOR])
+def test_the_line_into_the_kill_screen_is_judged_as_the_options_beside_it(name, seed):
+    """Every board of one choice is judged at one level (within four lines of a level-up,
+    the next one's). Judged at the level its own clears reached, the line into level 29
+    met 1 G's piece ranges at 12 Hz and the kill_screen set while the stacks beside it
+    were judged at level 28: it looked worse than any stack, and these games topped out
+    a line short of level 29."""
+    result = _from_one_line_before_level_29(EVALUATORS[name], seed)
+    assert result["level"] == 29 and not result["topped_out"]
 
 
 def test_a_slower_tap_rate_plays_its_own_kill_screen_set():
