@@ -294,9 +294,29 @@ def test_the_reaction_default_plays_its_fitted_weights_through_the_kill_screen()
     assert "reach 39" in fitted.provenance["evaluation"]["format_30hz"]
 
 
+def test_the_reaction_default_prices_the_kill_screens_height_half_as_much():
+    """nesbot-rightwell-bold is nesbot-rightwell-fitted whose kill_screen set prices the
+    stack's height half as much (high_stack 5, the height term as before level 29) at 30
+    Hz; before level 29, from where high_stack counts, and at 20 Hz and slower, it is the
+    same."""
+    bold = EVALUATORS["nesbot-rightwell-bold"]
+    fitted = EVALUATORS["nesbot-rightwell-fitted"]
+    assert bold.weights == fitted.weights
+    assert bold.safe_stack_height == fitted.safe_stack_height
+    assert bold.kill_screen_safe_stack_height == fitted.kill_screen_safe_stack_height == 6
+    kill = dict(zip(ALL_FEATURE_NAMES, bold.kill_screen_vector(), strict=True))
+    before = dict(zip(ALL_FEATURE_NAMES, fitted.kill_screen_vector(), strict=True))
+    assert _differing(kill, before) == {"high_stack", "stack_height_over"}
+    assert kill["high_stack"] == before["high_stack"] / 2
+    assert kill["stack_height_over"] == bold.weights["stack_height_over"] == 18
+    for hz in (20, 15, 12):  # at 20 Hz the lower price lost games: the set before
+        assert bold.at_tap_hz(hz).kill_screen_vector() == fitted.at_tap_hz(hz).kill_screen_vector()
+    assert "reach 39" in bold.provenance["evaluation"]["format_30hz"]
+
+
 def test_train_starts_from_the_weights_trained_for_the_format():
     assert get_evaluator().name == "nesbot-rightwell"
-    assert get_evaluator(reaction=18).name == "nesbot-rightwell-fitted"
+    assert get_evaluator(reaction=18).name == "nesbot-rightwell-bold"
     assert get_evaluator("meatfighter-2018", reaction=18).name == "meatfighter-2018"
     assert training_start_name() == "nesbot-trained"
     assert training_start_name(18) == "nesbot-reaction18"

@@ -18,7 +18,7 @@ FRAMES = 3000
 # mode: (settings, level, frames, fingerprint, plans)
 PINNED = {
     "defaults": (PlannerSettings(), 19, FRAMES, "a7017a7bb84957e3", 67),
-    # nesbot-rightwell-fitted, the default with a reaction, prices towers (extreme_gap 12)
+    # nesbot-rightwell-bold, the default with a reaction, prices towers (extreme_gap 12)
     # and wells deeper than a Tetris (well_sums), its weights fitted to playouts
     "--reaction 18": (PlannerSettings(reaction=18), 19, FRAMES, "69ff4ea60deb0512", 142),
     "--reaction 18 --no-hedge": (
@@ -37,13 +37,13 @@ PINNED = {
         71,
     ),
     "--level 29": (PlannerSettings(), 29, FRAMES, "5acc9f6f0c658ff6", 98),
-    # and from level 29 keeps a lower stack (the fitted weights, its risk weights on top),
+    # and from level 29 keeps a lower stack (the fitted weights, a price on its height on top),
     # its lookahead 2 wider and deeper there
     "--level 29 --reaction 18": (
         PlannerSettings(reaction=18),
         29,
         FRAMES,
-        "d5c7231e4afb5ae3",
+        "d326a4acc5917c29",
         110,
     ),
     # the kill screen's widths reach its plans: narrower, other decisions (level 19's
@@ -52,8 +52,8 @@ PINNED = {
         PlannerSettings(reaction=18, kill_screen_deep_width=2, kill_screen_deep_branch=1),
         29,
         FRAMES,
-        "2fc57075058fe38b",
-        110,
+        "affc6a3ad1bb2d8c",
+        119,
     ),
     "--lookahead 1 --next-search search": (
         PlannerSettings(lookahead=1, next_search="search"),

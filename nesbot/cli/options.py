@@ -90,7 +90,7 @@ def add_evaluator_options(parser: argparse.ArgumentParser) -> None:
         "--evaluator",
         metavar="NAME",
         help="a built-in evaluator: " + ", ".join(EVALUATORS) + " (default: "
-        "nesbot-rightwell, or nesbot-rightwell-fitted with --reaction; train starts from "
+        "nesbot-rightwell, or nesbot-rightwell-bold with --reaction; train starts from "
         "nesbot-trained, or nesbot-reaction18 with --reaction)",
     )
 

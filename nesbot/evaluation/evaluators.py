@@ -182,6 +182,7 @@ EVALUATORS |= {
         "nesbot-rightwell-wellsums",
         "nesbot-rightwell-rollout",
         "nesbot-rightwell-fitted",
+        "nesbot-rightwell-bold",
     )
 }
 # StackRabbit's evaluation on nesbot's features: stronger than the trained weights in both
@@ -193,9 +194,10 @@ EVALUATORS |= {
 # level 29 fitted to playouts of the alternatives each choice had, it makes more Tetrises
 # there; with the kill screen playing the same fitted weights (its risk weights on top),
 # more games live to level 39 and make more there (docs/strength.md, "The fitted weights
-# through the kill screen").
+# through the kill screen"), and at 30 Hz more still with half that height price
+# (docs/strength.md, "The kill screen's risk with the fitted weights").
 DEFAULT_EVALUATOR = "nesbot-rightwell"
-REACTION_EVALUATOR = "nesbot-rightwell-fitted"
+REACTION_EVALUATOR = "nesbot-rightwell-bold"
 # What `nesbot train` starts from: weights in the form it trains, made for the format.
 TRAINED_EVALUATOR = "nesbot-trained"  # trained at level 19, the next piece used at once
 REACTION_TRAINED_EVALUATOR = "nesbot-reaction18"  # trained at level 18 with --reaction 18
