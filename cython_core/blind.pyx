@@ -93,6 +93,7 @@ cdef int choose_blind(Planner planner, const GameC* g, Verdict* verdict) noexcep
     cdef Candidate c
     cdef int a, best
     cdef bint windowed = 0 < planner.reaction <= PLAIN_PATH_MAX, hedge
+    cdef uint8_t judged_at = judged_level(g)
     planner._search_first(g)
     for a in range(planner.first.placement_count):
         p1 = &planner.first.placements[a]
@@ -101,7 +102,7 @@ cdef int choose_blind(Planner planner, const GameC* g, Verdict* verdict) noexcep
         c.chain.burned = burned_lines(c.chain.cleared)
         c.first = a
         c.chain.level = g.level
-        c.chain.judged_at = judged_level(g)
+        c.chain.judged_at = judged_at
         c.chain.lines[0] = g.lines[0]
         c.chain.lines[1] = g.lines[1]
         count_lines(&c.chain.level, c.chain.lines, c.chain.cleared)

@@ -85,7 +85,7 @@ cdef class Planner:
     cdef void _search_first(self, const GameC* g) noexcept nogil
     cdef void _keep(self, const Candidate* c, int room) noexcept nogil
     cdef void _best_pair(self, const GameC* g, const Piece* spawn, int a, bint searched,
-                         Candidate* out) noexcept nogil
+                         uint8_t judged_at, Candidate* out) noexcept nogil
     cdef double _expected_best(self, const Chain* chain, int before_type,
                                bint further, double* by_type) noexcept nogil
     cdef void _look_ahead(self, int before_type, bint hedge, int level) noexcept nogil

@@ -299,9 +299,10 @@ cdef class Planner:
         self.truncated_last = self.first.truncated
 
     cdef void _best_pair(self, const GameC* g, const Piece* spawn, int a, bint searched,
-                         Candidate* out) noexcept nogil:
+                         uint8_t judged_at, Candidate* out) noexcept nogil:
         """First placement `a` with the best placement of the next piece after it (by plain
-        paths, or by the gamepad search when `searched`)."""
+        paths, or by the gamepad search when `searched`), its boards judged at `judged_at`
+        (judged_level(g), the same for every option of the choice)."""
         cdef Placement* p1 = &self.first.placements[a]
         cdef Placement* p2
         cdef Board board1
@@ -317,7 +318,7 @@ cdef class Planner:
         height1 = lock_height(p1)
         landing1 = landing_height(p1)
         c.first = a
-        c.chain.judged_at = judged_level(g)
+        c.chain.judged_at = judged_at
         level1 = g.level
         lines1[0] = g.lines[0]
         lines1[1] = g.lines[1]
@@ -376,6 +377,7 @@ cdef class Planner:
         cdef int firsts[MAX_WIDTH]
         # Candidates kept for a second look: the lookahead's, or the next piece's search.
         cdef int room = self.width if self.lookahead or not self.plain_second else 1
+        cdef uint8_t judged_at = judged_level(g)
         # The next piece spawns the same way after every first placement; the bot holds no
         # buttons through the entry delay, and DAS carries over unchanged.
         spawn.das = g.piece.das
@@ -383,7 +385,7 @@ cdef class Planner:
         spawn_piece(&spawn, g.next_piece)
         self._search_first(g)
         for a in range(self.first.placement_count):
-            self._best_pair(g, &spawn, a, False, &c)
+            self._best_pair(g, &spawn, a, False, judged_at, &c)
             self._keep(&c, room)
         if not self.plain_second:
             # The gamepad search (tucks, spins) for the next piece, where it can change the
@@ -393,7 +395,7 @@ cdef class Planner:
                 firsts[k] = self.candidates[k].first
             self.candidate_count = 0
             for k in range(kept):
-                self._best_pair(g, &spawn, firsts[k], True, &c)
+                self._best_pair(g, &spawn, firsts[k], True, judged_at, &c)
                 self._keep(&c, room)
         if self.lookahead:
             self._look_ahead(NES_PIECE_TYPE[g.next_piece], False, g.level)

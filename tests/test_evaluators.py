@@ -253,6 +253,11 @@ def _differing(a: dict[str, float], b: dict[str, float]) -> set[str]:
     return {n for n in ALL_FEATURE_NAMES if a.get(n) != b.get(n)}
 
 
+def _kill_screen(evaluator: Evaluator) -> dict[str, float]:
+    """Every feature's weight from level 29 on, by name."""
+    return dict(zip(ALL_FEATURE_NAMES, evaluator.kill_screen_vector(), strict=True))
+
+
 def test_the_reaction_default_refits_only_the_weights_before_level_29():
     """nesbot-rightwell-rollout is nesbot-rightwell-wellsums with nine weights fitted to
     playouts (scripts/strength/rollout_weights.py), the risk's weights kept; from level 29
@@ -281,10 +286,10 @@ def test_the_reaction_default_plays_its_fitted_weights_through_the_kill_screen()
     assert fitted.weights == rollout.weights
     assert fitted.safe_stack_height == rollout.safe_stack_height
     risk = {"high_stack": 10.0, "stack_height_over": 36.0}
-    kill = dict(zip(ALL_FEATURE_NAMES, fitted.kill_screen_vector(), strict=True))
+    kill = _kill_screen(fitted)
     assert kill == {n: risk.get(n, fitted.weights.get(n, 0.0)) for n in ALL_FEATURE_NAMES}
     assert fitted.kill_screen_safe_stack_height == rollout.kill_screen_safe_stack_height == 6
-    before = dict(zip(ALL_FEATURE_NAMES, rollout.kill_screen_vector(), strict=True))
+    before = _kill_screen(rollout)
     refit = _differing(fitted.weights, EVALUATORS["nesbot-rightwell-wellsums"].weights)
     assert _differing(kill, before) == refit
     for hz in (15, 12):
@@ -304,8 +309,7 @@ def test_the_reaction_default_prices_the_kill_screens_height_half_as_much():
     assert bold.weights == fitted.weights
     assert bold.safe_stack_height == fitted.safe_stack_height
     assert bold.kill_screen_safe_stack_height == fitted.kill_screen_safe_stack_height == 6
-    kill = dict(zip(ALL_FEATURE_NAMES, bold.kill_screen_vector(), strict=True))
-    before = dict(zip(ALL_FEATURE_NAMES, fitted.kill_screen_vector(), strict=True))
+    kill, before = _kill_screen(bold), _kill_screen(fitted)
     assert _differing(kill, before) == {"high_stack", "stack_height_over"}
     assert kill["high_stack"] == before["high_stack"] / 2
     assert kill["stack_height_over"] == bold.weights["stack_height_over"] == 18
