@@ -1,6 +1,7 @@
 """The command line: help everywhere; bad input gives one line on stderr and exit 2."""
 
 import json
+import os
 import subprocess
 import sys
 
@@ -263,3 +264,19 @@ def test_convert_turns_a_log_of_steps_into_a_movie_of_the_same_game(tmp_path, ro
     _assert_one_line_error(
         nesbot("convert", str(new), str(tmp_path / "again.fm2"), *rom), "already counts NES frames"
     )
+
+
+def test_output_into_a_closed_pipe_ends_quietly():
+    """`nesbot simulate ... | head -c 1`: the reader leaves before the summary is written;
+    nesbot stops without a traceback, as Unix tools do."""
+    read, write = os.pipe()
+    os.close(read)  # a reader already gone
+    with os.fdopen(write, "w") as closed:
+        result = subprocess.run(
+            [sys.executable, "-m", "nesbot", "simulate", "--games", "1", "--level", "29"],
+            stdout=closed,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
+        )
+    assert result.returncode == 1 and "Error" not in result.stderr

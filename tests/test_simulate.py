@@ -333,6 +333,22 @@ def test_saved_games_let_a_run_go_on_where_it_stopped(tmp_path):
     assert len(path.read_text().splitlines()) == 5  # refused, and left as it was
 
 
+def test_saved_games_go_on_under_another_name_for_the_same_weights(tmp_path):
+    """A weights file that copies a built-in evaluator plays its games: the name is not
+    what the games depend on. The file keeps the name it was played under; other weights
+    are another run."""
+    path = tmp_path / "games.jsonl"
+    simulate(MEATFIGHTER, 1, level=29, seed=11, progress=False, save_games=path)
+    copy = dataclasses.replace(MEATFIGHTER, name="meatfighter-copy.json")
+    _, results = simulate(copy, 2, level=29, seed=11, progress=False, save_games=path)
+    header, first, _ = (json.loads(line) for line in path.read_text().splitlines())
+    assert header["run"]["evaluator"]["name"] == MEATFIGHTER.name
+    assert results[0] == {k: v for k, v in first.items() if k != "index"}  # not played again
+    other = dataclasses.replace(MEATFIGHTER, ceiling=MEATFIGHTER.ceiling + 1)
+    with pytest.raises(NesbotError, match="holds the games of another run"):
+        simulate(other, 2, level=29, seed=11, progress=False, save_games=path)
+
+
 def test_saved_games_of_an_older_nesbot_go_on_as_the_run_they_were(tmp_path):
     """A file whose run names no kill_screen_ widths (nesbot before them) was played with
     level 19's widths from level 29 too: that run goes on from it, today's default is

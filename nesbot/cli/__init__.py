@@ -3,6 +3,7 @@
 options.py, and the wiring of what play, replay and rate write and show in outputs.py."""
 
 import argparse
+import os
 import sys
 from types import ModuleType
 
@@ -63,6 +64,9 @@ def main(argv: list[str] | None = None) -> int:
             raise
         print(f"nesbot: error: {error}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # the reader went away (`| head`): stop quietly, as Unix tools do
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no error at exit
+        return 1
     except KeyboardInterrupt as error:  # window.WindowClosed says what ended the game
         print(f"nesbot: {str(error) or 'interrupted'}", file=sys.stderr)
         return 130

@@ -2,9 +2,11 @@
 
 The file is JSON lines: the first names the run (what its games depend on: the
 evaluator's weights, the planner's settings, the start level, seed, stop level and
-pieces), each other line is one game's result with its index. A run given the file again
-plays only the games it does not hold; a run that differs in anything but the number of
-games is refused, so results of two runs are never mixed. Each line is flushed as its game
+pieces; and the evaluator's name, which they do not depend on), each other line is one
+game's result with its index. A run given the file again plays only the games it does not
+hold; a run that differs in anything but the number of games (or the name its weights go
+by: a weights file and the built-in evaluator it copies play the same games) is refused,
+so results of two runs are never mixed. Each line is flushed as its game
 ends: a run killed mid-write loses at most the line it was writing, which is dropped.
 """
 
@@ -26,6 +28,13 @@ def _as_today(run: Any) -> Any:
     return run
 
 
+def _named(run: Any, name: Any) -> Any:
+    """`run` with its evaluator called `name` (what the games do not depend on)."""
+    if isinstance(run, dict) and isinstance(run.get("evaluator"), dict):
+        return run | {"evaluator": run["evaluator"] | {"name": name}}
+    return run
+
+
 class SavedGames:
     """The games of `run` already in `path` (`done`, by index), and the place to add the
     others."""
@@ -38,12 +47,14 @@ class SavedGames:
             header, *games = lines
             if header.get("format") != FORMAT:
                 raise NesbotError(f"{self.path} is not a file of simulated games")
-            if _as_today(header.get("run")) != run:
+            played = _as_today(header.get("run"))
+            if _named(played, None) != _named(run, None):
                 raise NesbotError(
                     f"{self.path} holds the games of another run (other weights, settings, "
                     "level, seed, stop level or pieces); give another file"
                 )
             self.done = {game.pop("index"): game for game in games}
+            run = _named(run, played["evaluator"]["name"])  # the file keeps its name
         # Written again whole, beside it and then in its place (a torn last line, from a run
         # killed mid-write, is left out); a stop on the way leaves the old file as it was.
         records = [{"format": FORMAT, "run": run}]
