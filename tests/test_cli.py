@@ -280,3 +280,25 @@ def test_output_into_a_closed_pipe_ends_quietly():
             timeout=120,
         )
     assert result.returncode == 1 and "Error" not in result.stderr
+
+
+def test_the_lookaheads_breadth_is_an_option_of_every_planning_command():
+    """--deep-width and --deep-branch reach the planner's settings (before level 29; the
+    kill screen keeps its own); outside 1-8 they are a one-line error."""
+    from nesbot.bot.planning import PlannerSettings
+    from nesbot.cli import build_parser
+    from nesbot.cli.options import planner_settings
+
+    for command in ("play", "simulate", "rate", "explain"):
+        argv = [command, "--deep-width", "6", "--deep-branch", "4"]
+        if command in ("rate", "explain"):
+            argv.insert(1, "FILE")
+        settings = planner_settings(build_parser().parse_args(argv))
+        assert (settings.deep_width, settings.deep_branch) == (6, 4), command
+        assert settings.kill_screen_deep_width == PlannerSettings().kill_screen_deep_width
+    _assert_one_line_error(
+        nesbot("simulate", "--games", "1", "--deep-width", "9"), "--deep-width 9"
+    )
+    _assert_one_line_error(
+        nesbot("simulate", "--games", "1", "--deep-branch", "0"), "--deep-branch 0"
+    )

@@ -76,14 +76,17 @@ class PlannerSettings:
             raise NesbotError(f"--premove {self.premove} is outside 0-{MAX_PREMOVE}")
         if self.premove and not self.reaction:
             raise NesbotError("--premove needs --reaction: without one there is no premove")
-        for name, width, branch in (
-            ("deep", self.deep_width, self.deep_branch),
-            ("kill-screen deep", self.kill_screen_deep_width, self.kill_screen_deep_branch),
+        for (width_name, width), (branch_name, branch) in (
+            (("--deep-width", self.deep_width), ("--deep-branch", self.deep_branch)),
+            (
+                ("kill_screen_deep_width", self.kill_screen_deep_width),
+                ("kill_screen_deep_branch", self.kill_screen_deep_branch),
+            ),
         ):
             if not 1 <= width <= self.width:
-                raise NesbotError(f"{name} width {width} is outside 1-{self.width}")
+                raise NesbotError(f"{width_name} {width} is outside 1-{self.width}")
             if not 1 <= branch <= DEEP_BRANCH_MAX:
-                raise NesbotError(f"{name} branch {branch} is outside 1-{DEEP_BRANCH_MAX}")
+                raise NesbotError(f"{branch_name} {branch} is outside 1-{DEEP_BRANCH_MAX}")
         if self.next_search not in NEXT_SEARCHES:
             raise NesbotError(
                 f"--next-search {self.next_search!r} is not one of {', '.join(NEXT_SEARCHES)}"

@@ -96,7 +96,16 @@ def add_evaluator_options(parser: argparse.ArgumentParser) -> None:
 
 
 def add_planner_options(parser: argparse.ArgumentParser, reaction: bool = True) -> None:
-    from nesbot.bot.planning import DEFAULT_LOOKAHEAD, LOOKAHEADS, NEXT_SEARCHES, TAP_RATES
+    from nesbot.bot.planning import (
+        DEFAULT_DEEP_BRANCH,
+        DEFAULT_DEEP_WIDTH,
+        DEFAULT_KILL_DEEP_BRANCH,
+        DEFAULT_KILL_DEEP_WIDTH,
+        DEFAULT_LOOKAHEAD,
+        LOOKAHEADS,
+        NEXT_SEARCHES,
+        TAP_RATES,
+    )
 
     parser.add_argument(
         "--tap-hz",
@@ -120,6 +129,20 @@ def add_planner_options(parser: argparse.ArgumentParser, reaction: bool = True) 
         choices=NEXT_SEARCHES,
         help="the next piece's placements: plain paths, or also the gamepad search (tucks "
         "and spins) after the best first placements whose board has a spot for them (plain)",
+    )
+    parser.add_argument(
+        "--deep-width",
+        type=whole_number,
+        default=DEFAULT_DEEP_WIDTH,
+        help="lookahead 2 before level 29: the best first placements judged two unknown "
+        f"pieces deep ({DEFAULT_DEEP_WIDTH}; from level 29 {DEFAULT_KILL_DEEP_WIDTH})",
+    )
+    parser.add_argument(
+        "--deep-branch",
+        type=whole_number,
+        default=DEFAULT_DEEP_BRANCH,
+        help="lookahead 2 before level 29: the first unknown piece's best placements "
+        f"followed for each ({DEFAULT_DEEP_BRANCH}; from level 29 {DEFAULT_KILL_DEEP_BRANCH})",
     )
     if not reaction:
         return
@@ -157,6 +180,8 @@ def planner_settings(args: argparse.Namespace) -> "PlannerSettings":
         lookahead=args.lookahead,
         reaction=getattr(args, "reaction", 0),
         next_search=args.next_search,
+        deep_width=args.deep_width,
+        deep_branch=args.deep_branch,
         premove=getattr(args, "premove", 0),
         hedge=getattr(args, "hedge", True),
     )
