@@ -15,7 +15,12 @@ import numpy as np
 
 from nesbot._core.game import Game
 from nesbot._core.simulate import nes_rng
-from nesbot.bot.planning import DEFAULT_LOOKAHEAD, PlannerSettings
+from nesbot.bot.planning import (
+    DEFAULT_DEEP_BRANCH,
+    DEFAULT_DEEP_WIDTH,
+    DEFAULT_LOOKAHEAD,
+    PlannerSettings,
+)
 from nesbot.bot.policy import Bot
 from nesbot.bot.simulated_ram import run_policy
 from nesbot.evaluation.evaluators import get_evaluator
@@ -65,6 +70,8 @@ def main() -> None:
     parser.add_argument("--reaction", type=int, default=0)
     parser.add_argument("--next-search", default="plain")
     parser.add_argument("--premove", type=int, default=0)
+    parser.add_argument("--deep-width", type=int, default=DEFAULT_DEEP_WIDTH)
+    parser.add_argument("--deep-branch", type=int, default=DEFAULT_DEEP_BRANCH)
     parser.add_argument(
         "--hedge", action=argparse.BooleanOptionalAction, default=True, help="with --reaction"
     )
@@ -80,6 +87,8 @@ def main() -> None:
         args.next_search,
         premove=args.premove,
         hedge=args.hedge,
+        deep_width=args.deep_width,
+        deep_branch=args.deep_branch,
     )
     bot = play_games(
         settings, args.evaluator, args.games, args.frames, args.level, weights=args.weights
