@@ -15,14 +15,10 @@ import numpy as np
 
 from nesbot._core.game import Game
 from nesbot._core.simulate import nes_rng
-from nesbot.bot.planning import (
-    DEFAULT_DEEP_BRANCH,
-    DEFAULT_DEEP_WIDTH,
-    DEFAULT_LOOKAHEAD,
-    PlannerSettings,
-)
+from nesbot.bot.planning import PlannerSettings
 from nesbot.bot.policy import Bot
 from nesbot.bot.simulated_ram import run_policy
+from nesbot.cli.options import add_evaluator_options, add_planner_options, planner_settings
 from nesbot.evaluation.evaluators import get_evaluator
 
 
@@ -65,31 +61,11 @@ def main() -> None:
     parser.add_argument("--frames", type=int, default=9000, help="frames per game (9000)")
     parser.add_argument("--games", type=int, default=2)
     parser.add_argument("--level", type=int, default=19)
-    parser.add_argument("--tap-hz", type=int, default=30)
-    parser.add_argument("--lookahead", type=int, default=DEFAULT_LOOKAHEAD)
-    parser.add_argument("--reaction", type=int, default=0)
-    parser.add_argument("--next-search", default="plain")
-    parser.add_argument("--premove", type=int, default=0)
-    parser.add_argument("--deep-width", type=int, default=DEFAULT_DEEP_WIDTH)
-    parser.add_argument("--deep-branch", type=int, default=DEFAULT_DEEP_BRANCH)
-    parser.add_argument(
-        "--hedge", action=argparse.BooleanOptionalAction, default=True, help="with --reaction"
-    )
-    choice = parser.add_mutually_exclusive_group()
-    choice.add_argument("--evaluator", default=None, help="default: the default evaluator")
-    choice.add_argument("--weights", default=None, help="a weights file instead of --evaluator")
+    add_planner_options(parser)  # the planner's settings as nesbot play and simulate take them
+    add_evaluator_options(parser)
     args = parser.parse_args()
 
-    settings = PlannerSettings(
-        args.tap_hz,
-        args.lookahead,
-        args.reaction,
-        args.next_search,
-        premove=args.premove,
-        hedge=args.hedge,
-        deep_width=args.deep_width,
-        deep_branch=args.deep_branch,
-    )
+    settings = planner_settings(args)
     bot = play_games(
         settings, args.evaluator, args.games, args.frames, args.level, weights=args.weights
     )
