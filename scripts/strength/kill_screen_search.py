@@ -24,22 +24,25 @@ import cma
 import numpy as np
 from from_level_29 import REACTION, play_on, with_kill_screen
 
+from nesbot._core.features import ALL_FEATURE_NAMES
 from nesbot.bot.planning import PlannerSettings
 from nesbot.evaluation.evaluators import get_evaluator
 from nesbot.lab.simulate import map_indexed
 
-# nesbot-rightwell-bold's 30 Hz kill_screen set, as changes to nesbot-rightwell-rollout's
-# weights (the fitted nine before level 29), and the weights the search moves.
-BOLD = {
-    "high_stack": 5.0,
-    "stack_height_over": 18.0,
-    "burned_lines": 34.7988,
-    "total_lines_cleared": -24.3099,
-    "surface_value": -17.8664,
-    "well_tetris_ready": -21.7644,
-    "unreachable_columns": 26.5804,
-    "burns_needed": 15.8218,
-}
+# The weights the search moves, from nesbot-rightwell-bold's 30 Hz kill_screen set (given
+# as changes to --evaluator's weights: nesbot-rightwell-rollout's are its fitted nine).
+MOVED = (
+    "high_stack",
+    "stack_height_over",
+    "burned_lines",
+    "total_lines_cleared",
+    "surface_value",
+    "well_tetris_ready",
+    "unreachable_columns",
+    "burns_needed",
+)
+SHIPPED = get_evaluator("nesbot-rightwell-bold", reaction=REACTION).at_tap_hz(30)
+SHIPPED_KILL_SCREEN = dict(zip(ALL_FEATURE_NAMES, SHIPPED.kill_screen_vector(), strict=True))
 
 
 def change_of(start: dict[str, float], x: np.ndarray, safe_stack_height: int) -> dict:
@@ -56,8 +59,15 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=7000)
     parser.add_argument("--evaluator", default="nesbot-rightwell-rollout")
     parser.add_argument("--cache", type=Path, default=Path("from_level_29"))
-    parser.add_argument("--start", type=json.loads, default=BOLD, help="JSON: the weights moved")
-    parser.add_argument("--safe-stack-height", type=int, default=6)
+    parser.add_argument(
+        "--start",
+        type=json.loads,
+        default={name: SHIPPED_KILL_SCREEN[name] for name in MOVED},
+        help="JSON: the weights moved and where from (nesbot-rightwell-bold's at 30 Hz)",
+    )
+    parser.add_argument(
+        "--safe-stack-height", type=int, default=int(SHIPPED.kill_screen_safe_stack_height)
+    )
     parser.add_argument("--generations", type=int, default=4)
     parser.add_argument("--popsize", type=int, default=8)
     parser.add_argument("--sigma", type=float, default=0.35)
