@@ -284,7 +284,8 @@ def test_output_into_a_closed_pipe_ends_quietly():
 
 def test_the_lookaheads_breadth_is_an_option_of_every_planning_command():
     """--deep-width and --deep-branch reach the planner's settings (before level 29; the
-    kill screen keeps its own); outside 1-8 they are a one-line error."""
+    kill screen keeps its own); 0 or none is the format's default (wider with a reaction at
+    30 Hz); outside 0-8 they are a one-line error."""
     from nesbot.bot.planning import PlannerSettings
     from nesbot.cli import build_parser
     from nesbot.cli.options import planner_settings
@@ -296,9 +297,17 @@ def test_the_lookaheads_breadth_is_an_option_of_every_planning_command():
         settings = planner_settings(build_parser().parse_args(argv))
         assert (settings.deep_width, settings.deep_branch) == (6, 4), command
         assert settings.kill_screen_deep_width == PlannerSettings().kill_screen_deep_width
+    for argv, widths in (
+        (["simulate"], (3, 2)),
+        (["simulate", "--reaction", "18"], (6, 4)),
+        (["simulate", "--reaction", "18", "--tap-hz", "20"], (3, 2)),
+        (["simulate", "--reaction", "18", "--deep-width", "0", "--deep-branch", "3"], (6, 3)),
+    ):
+        settings = planner_settings(build_parser().parse_args(argv))
+        assert (settings.deep_width, settings.deep_branch) == widths, argv
     _assert_one_line_error(
         nesbot("simulate", "--games", "1", "--deep-width", "9"), "--deep-width 9"
     )
     _assert_one_line_error(
-        nesbot("simulate", "--games", "1", "--deep-branch", "0"), "--deep-branch 0"
+        nesbot("simulate", "--games", "1", "--deep-branch", "9"), "--deep-branch 9"
     )

@@ -19,22 +19,31 @@ FRAMES = 3000
 PINNED = {
     "defaults": (PlannerSettings(), 19, FRAMES, "a7017a7bb84957e3", 67),
     # nesbot-rightwell-bold, the default with a reaction, prices towers (extreme_gap 12)
-    # and wells deeper than a Tetris (well_sums), its weights fitted to playouts
-    "--reaction 18": (PlannerSettings(reaction=18), 19, FRAMES, "69ff4ea60deb0512", 142),
+    # and wells deeper than a Tetris (well_sums), its weights fitted to playouts; with a
+    # reaction at 30 Hz lookahead 2 judges 6 first placements, 4 of the third piece's
+    "--reaction 18": (PlannerSettings(reaction=18), 19, FRAMES, "7039ee52595d7bf1", 146),
+    # the widths before they depended on the reaction: the same decisions as then
+    "--reaction 18 --deep-width 3 --deep-branch 2": (
+        PlannerSettings(reaction=18, deep_width=3, deep_branch=2),
+        19,
+        FRAMES,
+        "69ff4ea60deb0512",
+        142,
+    ),
     "--reaction 18 --no-hedge": (
         PlannerSettings(reaction=18, hedge=False),
         19,
         FRAMES,
-        "ba09f66f1b97d1aa",
-        141,
+        "ddd61caf6ad49da2",
+        145,
     ),
     # Six plans a blind piece: half the frames keep it as quick as the others.
     "--reaction 18 --premove 2": (
         PlannerSettings(reaction=18, premove=2),
         19,
         FRAMES // 2,
-        "fae59e9835f7a8b8",
-        71,
+        "4428f0339e411b81",
+        75,
     ),
     "--level 29": (PlannerSettings(), 29, FRAMES, "5acc9f6f0c658ff6", 98),
     # and from level 29 keeps a lower stack (the fitted weights, a price on its height on top),

@@ -28,7 +28,13 @@ DEFAULT_LOOKAHEAD = 2
 DEFAULT_WIDTH = 8
 # Lookahead 2 judges again DEFAULT_DEEP_WIDTH first placements two unknown pieces deep,
 # following the first unknown piece's DEFAULT_DEEP_BRANCH best placements with the second;
-# from level 29 on, DEFAULT_KILL_DEEP_WIDTH and DEFAULT_KILL_DEEP_BRANCH.
+# from level 29 on, DEFAULT_KILL_DEEP_WIDTH and DEFAULT_KILL_DEEP_BRANCH. With a reaction at
+# 30 Hz (the community's format) it looks wider before level 29 too: +18,003 at level 39 and
+# +8,194 before 29 on 1,000 fresh games; at 20 Hz 200 games showed no gain (docs/strength.md,
+# "A wider lookahead before level 29").
+FORMAT_DEEP_WIDTH = 6
+FORMAT_DEEP_BRANCH = 4
+BY_FORMAT = 0  # deep_width, deep_branch: the default for the tap rate and reaction
 MAX_PREMOVE = 8  # each option costs about 7 plans
 
 
@@ -49,7 +55,8 @@ class PlannerSettings:
     every column and orientation, by the best blind candidate the replan still reaches for
     each next piece (the values the lookahead already found: real time); False: toward
     the best placement. deep_width, deep_branch: lookahead 2's first placements judged two
-    unknown pieces deep, and the first unknown piece's placements followed; the
+    unknown pieces deep, and the first unknown piece's placements followed (BY_FORMAT: 6
+    and 4 with a reaction at 30 Hz, else 3 and 2; the field then holds the number); the
     kill_screen_ pair: the same in plans made from level 29 on.
     """
 
@@ -60,12 +67,19 @@ class PlannerSettings:
     width: int = DEFAULT_WIDTH
     premove: int = 0
     hedge: bool = True
-    deep_width: int = DEFAULT_DEEP_WIDTH
-    deep_branch: int = DEFAULT_DEEP_BRANCH
+    deep_width: int = BY_FORMAT
+    deep_branch: int = BY_FORMAT
     kill_screen_deep_width: int = DEFAULT_KILL_DEEP_WIDTH
     kill_screen_deep_branch: int = DEFAULT_KILL_DEEP_BRANCH
 
     def __post_init__(self) -> None:
+        wide = self.reaction > 0 and self.tap_hz == 30
+        for name, wide_default, default in (
+            ("deep_width", FORMAT_DEEP_WIDTH, DEFAULT_DEEP_WIDTH),
+            ("deep_branch", FORMAT_DEEP_BRANCH, DEFAULT_DEEP_BRANCH),
+        ):
+            if getattr(self, name) == BY_FORMAT:
+                object.__setattr__(self, name, wide_default if wide else default)
         if self.tap_hz not in TAP_RATES:
             raise NesbotError(f"--tap-hz {self.tap_hz} is not one of {sorted(TAP_RATES)}")
         if self.lookahead not in LOOKAHEADS:

@@ -97,11 +97,14 @@ def add_evaluator_options(parser: argparse.ArgumentParser) -> None:
 
 def add_planner_options(parser: argparse.ArgumentParser, reaction: bool = True) -> None:
     from nesbot.bot.planning import (
+        BY_FORMAT,
         DEFAULT_DEEP_BRANCH,
         DEFAULT_DEEP_WIDTH,
         DEFAULT_KILL_DEEP_BRANCH,
         DEFAULT_KILL_DEEP_WIDTH,
         DEFAULT_LOOKAHEAD,
+        FORMAT_DEEP_BRANCH,
+        FORMAT_DEEP_WIDTH,
         LOOKAHEADS,
         NEXT_SEARCHES,
         TAP_RATES,
@@ -133,16 +136,18 @@ def add_planner_options(parser: argparse.ArgumentParser, reaction: bool = True) 
     parser.add_argument(
         "--deep-width",
         type=whole_number,
-        default=DEFAULT_DEEP_WIDTH,
+        default=BY_FORMAT,
         help="lookahead 2 before level 29: the best first placements judged two unknown "
-        f"pieces deep ({DEFAULT_DEEP_WIDTH}; from level 29 {DEFAULT_KILL_DEEP_WIDTH})",
+        f"pieces deep (0: {FORMAT_DEEP_WIDTH} with --reaction at 30 Hz, else "
+        f"{DEFAULT_DEEP_WIDTH}; from level 29 {DEFAULT_KILL_DEEP_WIDTH})",
     )
     parser.add_argument(
         "--deep-branch",
         type=whole_number,
-        default=DEFAULT_DEEP_BRANCH,
+        default=BY_FORMAT,
         help="lookahead 2 before level 29: the first unknown piece's best placements "
-        f"followed for each ({DEFAULT_DEEP_BRANCH}; from level 29 {DEFAULT_KILL_DEEP_BRANCH})",
+        f"followed for each (0: {FORMAT_DEEP_BRANCH} with --reaction at 30 Hz, else "
+        f"{DEFAULT_DEEP_BRANCH}; from level 29 {DEFAULT_KILL_DEEP_BRANCH})",
     )
     if not reaction:
         return
