@@ -30,8 +30,9 @@ DEFAULT_WIDTH = 8
 # following the first unknown piece's DEFAULT_DEEP_BRANCH best placements with the second;
 # from level 29 on, DEFAULT_KILL_DEEP_WIDTH and DEFAULT_KILL_DEEP_BRANCH. With a reaction at
 # 30 Hz (the community's format) it looks wider before level 29 too: +18,003 at level 39 and
-# +8,194 before 29 on 1,000 fresh games; at 20 Hz 200 games showed no gain (docs/strength.md,
-# "A wider lookahead before level 29").
+# +8,194 before 29 on 1,000 fresh games; at 20 Hz 200 games showed no gain, and at level 19
+# without a reaction it lost 20,599 before 29 on 300 (docs/strength.md, "A wider lookahead
+# before level 29").
 FORMAT_DEEP_WIDTH = 6
 FORMAT_DEEP_BRANCH = 4
 BY_FORMAT = 0  # deep_width, deep_branch: the default for the tap rate and reaction
