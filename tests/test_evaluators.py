@@ -184,10 +184,11 @@ def test_every_evaluator_drives_the_search_through_a_game(name):
 
 
 def test_the_shipped_default_is_the_right_well_evaluation_with_its_provenance():
-    assert DEFAULT_EVALUATOR == "nesbot-rightwell"
-    rightwell = EVALUATORS[DEFAULT_EVALUATOR]
-    assert rightwell.weights["stack_holes"] > 0 and rightwell.weights["surface_value"] < 0
-    assert "StackRabbit" in rightwell.provenance["source"]
+    assert DEFAULT_EVALUATOR == "nesbot-rightwell-bold"
+    for name in ("nesbot-rightwell", DEFAULT_EVALUATOR):
+        rightwell = EVALUATORS[name]
+        assert rightwell.weights["stack_holes"] > 0 and rightwell.weights["surface_value"] < 0
+    assert "StackRabbit" in EVALUATORS["nesbot-rightwell"].provenance["source"]
 
 
 def test_the_trained_weights_carry_their_provenance():
@@ -319,8 +320,7 @@ def test_the_reaction_default_prices_the_kill_screens_height_half_as_much():
 
 
 def test_train_starts_from_the_weights_trained_for_the_format():
-    assert get_evaluator().name == "nesbot-rightwell"
-    assert get_evaluator(reaction=18).name == "nesbot-rightwell-bold"
+    assert get_evaluator().name == get_evaluator(reaction=18).name == "nesbot-rightwell-bold"
     assert get_evaluator("meatfighter-2018", reaction=18).name == "meatfighter-2018"
     assert training_start_name() == "nesbot-trained"
     assert training_start_name(18) == "nesbot-reaction18"

@@ -17,10 +17,11 @@ FRAMES = 3000
 
 # mode: (settings, level, frames, fingerprint, plans)
 PINNED = {
-    "defaults": (PlannerSettings(), 19, FRAMES, "a7017a7bb84957e3", 67),
-    # nesbot-rightwell-bold, the default with a reaction, prices towers (extreme_gap 12)
-    # and wells deeper than a Tetris (well_sums), its weights fitted to playouts; with a
-    # reaction at 30 Hz lookahead 2 judges 6 first placements, 4 of the third piece's
+    # nesbot-rightwell-bold, the default with a reaction and without, prices towers
+    # (extreme_gap 12) and wells deeper than a Tetris (well_sums), its weights fitted to
+    # playouts
+    "defaults": (PlannerSettings(), 19, FRAMES, "16f85f9ef77af4b9", 67),
+    # with a reaction at 30 Hz lookahead 2 judges 6 first placements, 4 of the third piece's
     "--reaction 18": (PlannerSettings(reaction=18), 19, FRAMES, "7039ee52595d7bf1", 146),
     # the widths before they depended on the reaction: the same decisions as then
     "--reaction 18 --deep-width 3 --deep-branch 2": (
@@ -45,7 +46,7 @@ PINNED = {
         "4428f0339e411b81",
         75,
     ),
-    "--level 29": (PlannerSettings(), 29, FRAMES, "5acc9f6f0c658ff6", 98),
+    "--level 29": (PlannerSettings(), 29, FRAMES, "312b6454dab0e91c", 97),
     # and from level 29 keeps a lower stack (the fitted weights, a price on its height on top),
     # its lookahead 2 wider and deeper there
     "--level 29 --reaction 18": (
@@ -68,10 +69,10 @@ PINNED = {
         PlannerSettings(lookahead=1, next_search="search"),
         19,
         FRAMES,
-        "f945b5e958666062",
+        "1646024ade303f98",
         69,
     ),
-    "--lookahead 0": (PlannerSettings(lookahead=0), 19, FRAMES, "ffbdabe4feec4464", 66),
+    "--lookahead 0": (PlannerSettings(lookahead=0), 19, FRAMES, "a60cd8262e792445", 65),
 }
 
 

@@ -195,8 +195,10 @@ EVALUATORS |= {
 # there; with the kill screen playing the same fitted weights (its risk weights on top),
 # more games live to level 39 and make more there (docs/strength.md, "The fitted weights
 # through the kill screen"), and at 30 Hz more still with half that height price
-# (docs/strength.md, "The kill screen's risk with the fitted weights").
-DEFAULT_EVALUATOR = "nesbot-rightwell"
+# (docs/strength.md, "The kill screen's risk with the fitted weights"). Made for the
+# reaction, it plays level 19 without one better too: more max-outs, and more games to
+# level 39 (docs/strength.md, "One evaluator for both formats").
+DEFAULT_EVALUATOR = "nesbot-rightwell-bold"
 REACTION_EVALUATOR = "nesbot-rightwell-bold"
 # What `nesbot train` starts from: weights in the form it trains, made for the format.
 TRAINED_EVALUATOR = "nesbot-trained"  # trained at level 19, the next piece used at once
