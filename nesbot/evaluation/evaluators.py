@@ -199,7 +199,7 @@ EVALUATORS |= {
 # reaction, it plays level 19 without one better too: more max-outs, and more games to
 # level 39 (docs/strength.md, "One evaluator for both formats").
 DEFAULT_EVALUATOR = "nesbot-rightwell-bold"
-REACTION_EVALUATOR = "nesbot-rightwell-bold"
+REACTION_EVALUATOR = DEFAULT_EVALUATOR  # one for both formats; the reaction chose until then
 # What `nesbot train` starts from: weights in the form it trains, made for the format.
 TRAINED_EVALUATOR = "nesbot-trained"  # trained at level 19, the next piece used at once
 REACTION_TRAINED_EVALUATOR = "nesbot-reaction18"  # trained at level 18 with --reaction 18
