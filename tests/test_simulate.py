@@ -17,7 +17,7 @@ from nesbot.bot.planning import PlannerSettings, build_planner
 from nesbot.bot.policy import Bot
 from nesbot.bot.simulated_ram import run_policy
 from nesbot.errors import NesbotError
-from nesbot.evaluation.evaluators import EVALUATORS, REACTION_EVALUATOR, Evaluator
+from nesbot.evaluation.evaluators import DEFAULT_EVALUATOR, EVALUATORS, Evaluator
 from nesbot.lab.simulate import (
     GameSpec,
     game_setup,
@@ -238,7 +238,7 @@ def _from_one_line_before_level_29(evaluator: Evaluator, seed: int) -> dict:
 
 
 @pytest.mark.parametrize("seed", [2, 3])
-@pytest.mark.parametrize("name", ["nesbot-rightwell-safe", REACTION_EVALUATOR])
+@pytest.mark.parametrize("name", ["nesbot-rightwell-safe", DEFAULT_EVALUATOR])
 def test_the_line_into_the_kill_screen_is_judged_as_the_options_beside_it(name, seed):
     """Every board of one choice is judged at one level (within four lines of a level-up,
     the next one's). Judged at the level its own clears reached, the line into level 29

@@ -189,8 +189,8 @@ def attach(
     Switches the console off and on (see the module docstring), then the player's actions
     drive the menus to an A-TYPE game at `level` (0-19) with `music` (0-3) and `seed`, and
     play it until top-out or `max_frames` steps. `evaluator` is a built-in evaluator's
-    name or an Evaluator, `weights` a weights file (default: nesbot's trained weights for
-    the reaction, evaluators.default_evaluator_name);
+    name or an Evaluator, `weights` a weights file (default: evaluators.DEFAULT_EVALUATOR,
+    with a reaction or without);
     `settings` are PlannerSettings fields (tap_hz, lookahead, reaction, next_search,
     premove, hedge).
     Bad arguments raise NesbotError with one sentence.

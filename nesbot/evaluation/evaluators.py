@@ -199,15 +199,9 @@ EVALUATORS |= {
 # reaction, it plays level 19 without one better too: more max-outs, and more games to
 # level 39 (docs/strength.md, "One evaluator for both formats").
 DEFAULT_EVALUATOR = "nesbot-rightwell-bold"
-REACTION_EVALUATOR = DEFAULT_EVALUATOR  # one for both formats; the reaction chose until then
 # What `nesbot train` starts from: weights in the form it trains, made for the format.
 TRAINED_EVALUATOR = "nesbot-trained"  # trained at level 19, the next piece used at once
 REACTION_TRAINED_EVALUATOR = "nesbot-reaction18"  # trained at level 18 with --reaction 18
-
-
-def default_evaluator_name(reaction: int = 0) -> str:
-    """The evaluator for the format: the reaction is what sets the formats apart."""
-    return REACTION_EVALUATOR if reaction > 0 else DEFAULT_EVALUATOR
 
 
 def training_start_name(reaction: int = 0) -> str:
@@ -218,13 +212,14 @@ def training_start_name(reaction: int = 0) -> str:
 def get_evaluator(
     name: str | None = None, weights_file: str | None = None, reaction: int = 0
 ) -> Evaluator:
-    """The evaluator a command asked for: a weights file, a registry name, or the default
-    for its reaction (default_evaluator_name)."""
+    """The evaluator a command asked for: a weights file, a registry name, or
+    DEFAULT_EVALUATOR. `reaction` names the format; both formats share one default since
+    nesbot-rightwell-bold played level 19 better too, and callers keep naming it."""
     if weights_file is not None and name is not None:
         raise NesbotError("give --weights FILE or --evaluator NAME, not both")
     if weights_file is not None:
         return Evaluator.from_weights(load_weights(weights_file), Path(weights_file).name)
-    name = name or default_evaluator_name(reaction)
+    name = name or DEFAULT_EVALUATOR
     if name not in EVALUATORS:
         raise NesbotError(f"unknown evaluator {name!r}; known: {', '.join(EVALUATORS)}")
     return EVALUATORS[name]
