@@ -168,15 +168,33 @@ def test_the_pages_commands_parse(page: Path) -> None:
 WIDTHS_OF_THEN = {"whole_game_30hz_seed8000.jsonl", "whole_game_30hz_gap12_seed8000.jsonl"}
 
 
-def saved_game_commands() -> list[tuple[str, list[str]]]:
-    """(page, argv) of every `nesbot simulate` command the docs show with a committed games
-    file."""
+def provenance_commands(provenance: dict) -> list[str]:
+    """The "command" strings anywhere in a shipped weights file's provenance."""
     found = []
-    for page in sorted((ROOT / "docs").glob("*.md")):
-        for command in shell_commands(page.read_text(encoding="utf-8")):
-            argv = shlex.split(command)[1:]
-            if argv[0] == "simulate" and "--save-games" in argv:
-                found.append((page.name, argv))
+    for key, value in provenance.items():
+        if isinstance(value, dict):
+            found += provenance_commands(value)
+        elif key == "command":
+            found.append(value)
+    return found
+
+
+def saved_game_commands() -> list[tuple[str, list[str]]]:
+    """(page, argv) of every `nesbot simulate` command with a committed games file that the
+    docs show or a shipped weights file's provenance gives."""
+    commands = [
+        (page.name, command)
+        for page in sorted((ROOT / "docs").glob("*.md"))
+        for command in shell_commands(page.read_text(encoding="utf-8"))
+    ]
+    for weights in sorted((ROOT / "nesbot" / "data").glob("*.json")):
+        provenance = json.loads(weights.read_text(encoding="utf-8")).get("provenance", {})
+        commands += [(weights.name, command) for command in provenance_commands(provenance)]
+    found = []
+    for page, command in commands:
+        argv = shlex.split(command)[1:]
+        if argv[0] == "simulate" and "--save-games" in argv:
+            found.append((page, argv))
     return found
 
 
