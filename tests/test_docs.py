@@ -202,8 +202,9 @@ def saved_game_commands() -> list[tuple[str, list[str]]]:
     "page, argv", saved_game_commands(), ids=lambda v: v[-1] if isinstance(v, list) else v
 )
 def test_the_docs_commands_name_the_runs_their_games_files_hold(page, argv, tmp_path, capsys):
-    """A command the docs give for a committed games file, run again, plays nothing and
-    prints the figures of the games the file holds: the file is that command's run."""
+    """A command the docs (or a shipped weights file's provenance) give for a committed
+    games file, run again, plays nothing and prints the figures of the games the file
+    holds: the file is that command's run."""
     from nesbot.cli import main
 
     where = argv.index("--save-games") + 1
