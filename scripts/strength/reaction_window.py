@@ -56,8 +56,8 @@ def one_game(spec: GameSpec) -> dict[str, float]:
     searcher = Searcher(spec.settings.tap_interval)
     reaction = spec.settings.reaction
     counts: Counter[str] = Counter()
-    while game.active and game.state()["level"] < KILL_SCREEN_LEVEL:
-        band = "18" if game.state()["level"] == LEVEL else "19-28"
+    while game.active and (level := game.state()["level"]) < KILL_SCREEN_LEVEL:
+        band = "18" if level == LEVEL else "19-28"
         seeing = planner.plan(game.copy())
         if seeing is None:
             break
