@@ -72,6 +72,11 @@ ctypedef struct Weights:
     WeightSet kill_set
     int kill_level
     bint kill
+    # From `fast_level` (19: a row every two frames) until the kill set, a third may
+    # (`fast`): the fast levels' weights, high_stack height and groups
+    WeightSet fast_set
+    int fast_level
+    bint fast
 
 
 # The 15 board features of indices 0..16 into out.f; out.f[F_TOTAL_LINES_CLEARED] and
@@ -103,6 +108,8 @@ cdef void well_features(const Board* b, const int* heights, int top_row, const W
 cdef inline const WeightSet* weights_at(const Weights* w, int level) noexcept nogil:
     if w.kill and level >= w.kill_level:
         return &w.kill_set
+    if w.fast and level >= w.fast_level:
+        return &w.fast_set
     return &w.base
 
 # Weighted sum of the features plus the ceiling penalty; lower is better. The caller

@@ -39,7 +39,8 @@ DEFAULT_CEILING_WEIGHT; calming rules on), or an object with `as_vector()` (one 
 `ceiling` and optionally `calming` (nesbot.evaluation.weights.Weights, nesbot.evaluation.evaluators.Evaluator);
 such an object's `kill_screen_vector()`, if it gives a list, weighs the positions from
 level 29 on (or its `kill_screen_from_level`), with high_stack counted from
-`kill_screen_safe_stack_height`.
+`kill_screen_safe_stack_height`, and its `fast_levels_vector()` (with `fast_levels_from_level`
+and `fast_levels_safe_stack_height`) those from that level until then.
 They raise ValueError for anything else. The piece-range features depend on the level and
 the tap rate too: the functions that compute them take `level` and `tap_interval`.
 """
@@ -871,9 +872,19 @@ cdef int load_weights(object weights, Weights* w, int tap_interval=2) except -1:
         _set_weights(&w.kill_set, [float(v) for v in kill],
                      weights.kill_screen_safe_stack_height)
         w.kill_level = int(getattr(weights, "kill_screen_from_level", LEVEL_ONE_FRAME_ROWS))
+    # the fast levels' own set, if the evaluator has one (Evaluator.fast_levels_vector)
+    fast = weights.fast_levels_vector() if hasattr(weights, "fast_levels_vector") else None
+    w.fast = fast is not None
+    if w.fast:
+        if len(fast) != ALL_FEATURE_COUNT:
+            raise ValueError(f"fast_levels_vector() gave {len(fast)} weights, expected "
+                             f"{ALL_FEATURE_COUNT}")
+        _set_weights(&w.fast_set, [float(v) for v in fast],
+                     weights.fast_levels_safe_stack_height)
+        w.fast_level = int(weights.fast_levels_from_level)
     if ceiling < 0.0:   # value_bound counts the ceiling's penalty at 0
-        w.base.bounded = w.kill_set.bounded = False
-    if w.base.surface or (w.kill and w.kill_set.surface):
+        w.base.bounded = w.kill_set.bounded = w.fast_set.bounded = False
+    if w.base.surface or (w.kill and w.kill_set.surface) or (w.fast and w.fast_set.surface):
         use_surface_table()
     if uses_ranges(w):
         load_reach_limits(w, tap_interval)
@@ -941,7 +952,8 @@ cdef void _set_weights(WeightSet* into, list vec, safe_height):
 cdef bint uses_ranges(const Weights* w) noexcept:
     # Some set weighs the piece ranges or the right well's heights made from them.
     return (w.base.reach or w.base.well
-            or (w.kill and (w.kill_set.reach or w.kill_set.well)))
+            or (w.kill and (w.kill_set.reach or w.kill_set.well))
+            or (w.fast and (w.fast_set.reach or w.fast_set.well)))
 
 
 cdef int load_reach_limits(Weights* w, int tap_interval) except -1:

@@ -340,6 +340,26 @@ def test_each_set_weighs_with_the_feature_groups_it_needs():
         assert evaluate_py(rows, 2, 5, reverse, level=29) == evaluate_py(rows, 2, 5, full, level=29)
 
 
+def test_the_fast_levels_set_weighs_from_its_level_until_the_kill_screens():
+    """fast_levels weighs the positions from level 19 (or its from_level) until the
+    kill_screen set's level; the base set before it, the kill set from 29."""
+    base = MEATFIGHTER_2018.changed(high_stack=4.0, surface_value=-3.0)
+    fast = {"high_stack": 9.0, "safe_stack_height": 5.0, "well_sums": 2.0}
+    kill = {"high_stack": 1.0}
+    weights = dataclasses.replace(base, kill_screen=kill, fast_levels=fast)
+    as_fast = base.changed(**fast)
+    as_kill = base.changed(**kill)
+    for played in (weights, Evaluator.from_weights(weights, "fast")):
+        for rows in RANDOM_BOARDS[:40]:
+            for level, alone in ((18, base), (19, as_fast), (28, as_fast), (29, as_kill)):
+                got = evaluate_py(rows, 1, 4, played, level=level)
+                assert got == evaluate_py(rows, 1, 4, alone, level=level), (level, rows)
+    later = dataclasses.replace(weights, fast_levels=fast | {"from_level": 25})
+    rows = RANDOM_BOARDS[5]
+    assert evaluate_py(rows, 1, 4, later, level=24) == evaluate_py(rows, 1, 4, base, level=24)
+    assert evaluate_py(rows, 1, 4, later, level=25) == evaluate_py(rows, 1, 4, as_fast, level=25)
+
+
 def test_weights_forms_agree():
     rows = RANDOM_BOARDS[3]
     vec = MEATFIGHTER_2018.as_vector()
@@ -519,6 +539,20 @@ def test_weights_round_trip(tmp_path):
     assert load_weights(path).kill_screen_by_tap_hz == {15: {"high_stack": 30.0}}
     evaluator = Evaluator.from_weights(load_weights(path), "slow")
     assert evaluator.kill_screen_by_tap_hz == slow.kill_screen_by_tap_hz
+    fast = dataclasses.replace(slow, fast_levels={"stack_height_over": 9.0, "from_level": 20})
+    save_weights(fast, path)
+    assert load_weights(path) == fast
+    assert Evaluator.from_weights(load_weights(path), "fast").fast_levels_from_level == 20
+    assert load_weights(path).at_tap_hz(15).fast_levels == fast.fast_levels
+    slow_fast = dataclasses.replace(fast, fast_levels_by_tap_hz={20: {}, 12: {"high_stack": 1.0}})
+    save_weights(slow_fast, path)
+    assert load_weights(path) == slow_fast
+    played = Evaluator.from_weights(load_weights(path), "slow fast")
+    assert played.at_tap_hz(30).fast_levels == fast.fast_levels
+    assert (
+        played.at_tap_hz(15).fast_levels == {} and played.at_tap_hz(15).fast_levels_vector() is None
+    )
+    assert played.at_tap_hz(12).fast_levels == {"high_stack": 1.0}
 
 
 def test_a_tap_rates_kill_screen_set_covers_it_and_slower_taps():
@@ -595,6 +629,37 @@ def _good() -> dict:
         (
             json.dumps(_good() | {"kill_screen_by_tap_hz": {"15": {"from_level": 31}}}),
             "kill_screen from_level must be a level 0-29, got 31",
+        ),
+        (json.dumps(_good() | {"fast_levels": 3}), "fast_levels must be a JSON object"),
+        (
+            json.dumps(_good() | {"fast_levels_by_tap_hz": {"x": {}}}),
+            "fast_levels_by_tap_hz keys must be tap rates in Hz, got 'x'",
+        ),
+        (
+            json.dumps(_good() | {"fast_levels_by_tap_hz": {"20": {"from_level": 29}}}),
+            "fast_levels from_level must be a level 0-28, before the kill_screen set's 29, got 29",
+        ),
+        (
+            json.dumps(_good() | {"fast_levels": {"holes": 1}}),
+            "fast_levels has unknown keys: holes",
+        ),
+        (
+            json.dumps(_good() | {"fast_levels": {"high_stack": False}}),
+            "fast_levels.high_stack must be a finite number",
+        ),
+        (
+            json.dumps(_good() | {"fast_levels": {"from_level": 29}}),
+            "fast_levels from_level must be a level 0-28, before the kill_screen set's 29, got 29",
+        ),
+        (
+            json.dumps(
+                _good()
+                | {
+                    "fast_levels": {"from_level": 27},
+                    "kill_screen_by_tap_hz": {"12": {"from_level": 27}},
+                }
+            ),
+            "fast_levels from_level must be a level 0-26, before the kill_screen set's 27, got 27",
         ),
     ],
 )

@@ -184,7 +184,7 @@ def test_every_evaluator_drives_the_search_through_a_game(name):
 
 
 def test_the_shipped_default_is_the_right_well_evaluation_with_its_provenance():
-    assert DEFAULT_EVALUATOR == "nesbot-rightwell-bold"
+    assert DEFAULT_EVALUATOR == "nesbot-rightwell-tall"
     for name in ("nesbot-rightwell", DEFAULT_EVALUATOR):
         rightwell = EVALUATORS[name]
         assert rightwell.weights["stack_holes"] > 0 and rightwell.weights["surface_value"] < 0
@@ -319,8 +319,29 @@ def test_the_reaction_default_prices_the_kill_screens_height_half_as_much():
     assert "reach 39" in bold.provenance["evaluation"]["format_30hz"]
 
 
+def test_the_default_prices_the_stacks_height_half_as_much_at_levels_19_to_28():
+    """nesbot-rightwell-tall is nesbot-rightwell-bold with a fast_levels set at 30 Hz: from
+    level 19 until the kill screen's set, the height above the safe rows costs half; before
+    level 19, from level 29, and at 20 Hz and slower, it is the same."""
+    tall = EVALUATORS["nesbot-rightwell-tall"]
+    bold = EVALUATORS["nesbot-rightwell-bold"]
+    assert tall.weights == bold.weights
+    assert tall.kill_screen == bold.kill_screen
+    assert tall.kill_screen_by_tap_hz == bold.kill_screen_by_tap_hz
+    assert tall.fast_levels == {"stack_height_over": bold.weights["stack_height_over"] / 2}
+    assert tall.fast_levels_from_level == 19
+    assert tall.fast_levels_safe_stack_height == bold.safe_stack_height
+    assert bold.fast_levels == {}
+    for hz in (20, 15, 12):  # at 20 Hz the taller stack lost games: none at slower taps
+        assert tall.at_tap_hz(hz).fast_levels_vector() is None
+        assert tall.at_tap_hz(hz).kill_screen_vector() == bold.at_tap_hz(hz).kill_screen_vector()
+    assert tall.at_tap_hz(30).fast_levels == tall.fast_levels
+    for key in ("format_30hz", "level_19"):
+        assert key in tall.provenance["evaluation"]
+
+
 def test_train_starts_from_the_weights_trained_for_the_format():
-    assert get_evaluator().name == get_evaluator(reaction=18).name == "nesbot-rightwell-bold"
+    assert get_evaluator().name == get_evaluator(reaction=18).name == "nesbot-rightwell-tall"
     assert get_evaluator("meatfighter-2018", reaction=18).name == "meatfighter-2018"
     assert training_start_name() == "nesbot-trained"
     assert training_start_name(18) == "nesbot-reaction18"

@@ -202,9 +202,10 @@ def test_train_bad_input(tmp_path, args, words):
     _assert_one_line_error(nesbot(*base, *args), *words)
 
 
-def test_training_refuses_a_start_with_a_kill_screen_set_it_would_drop():
-    start = dataclasses.replace(EVALUATORS["nesbot-trained"], kill_screen={"high_stack": 10.0})
-    with pytest.raises(NesbotError, match="kill_screen set, which train would not keep"):
+@pytest.mark.parametrize("level_set", ["kill_screen", "fast_levels"])
+def test_training_refuses_a_start_with_a_level_set_it_would_drop(level_set):
+    start = dataclasses.replace(EVALUATORS["nesbot-trained"], **{level_set: {"high_stack": 10.0}})
+    with pytest.raises(NesbotError, match="kill_screen or fast_levels set, which train would not"):
         TrainConfig.starting_from(start)
 
 

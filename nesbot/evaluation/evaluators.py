@@ -19,12 +19,12 @@ from nesbot.evaluation.weights import (
     DATA_DIR,
     MEATFIGHTER_2018,
     Weights,
-    check_kill_screen,
-    check_kill_screen_by_tap_hz,
-    kill_screen_at_tap_hz,
+    check_level_sets,
+    fast_levels_from_level,
     kill_screen_from_level,
     kill_screen_vector,
     load_weights,
+    sets_at_tap_hz,
 )
 
 
@@ -46,19 +46,27 @@ class Evaluator:
     # Kill_screen sets for slower taps (Weights.kill_screen_by_tap_hz); build_planner plays
     # the bot's own (at_tap_hz).
     kill_screen_by_tap_hz: dict[int, dict[str, float]] = field(default_factory=dict, hash=False)
+    # From level 19 (or its from_level) until the kill_screen set: these weights and
+    # safe_stack_height instead (Weights.fast_levels).
+    fast_levels: dict[str, float] = field(default_factory=dict, hash=False)
+    # Fast_levels sets for slower taps (Weights.fast_levels_by_tap_hz).
+    fast_levels_by_tap_hz: dict[int, dict[str, float]] = field(default_factory=dict, hash=False)
 
     def __post_init__(self) -> None:
         unknown = sorted(set(self.weights) - set(ALL_FEATURE_NAMES))
         if unknown:
             raise ValueError(f"evaluator {self.name}: unknown features {', '.join(unknown)}")
-        check_kill_screen(self.kill_screen)
-        check_kill_screen_by_tap_hz(self.kill_screen_by_tap_hz)
+        check_level_sets(
+            self.kill_screen,
+            self.kill_screen_by_tap_hz,
+            self.fast_levels,
+            self.fast_levels_by_tap_hz,
+        )
 
     def at_tap_hz(self, tap_hz: int) -> "Evaluator":
         """This evaluator as a bot tapping `tap_hz` plays it: its tap rate's kill_screen
-        set as the kill_screen set."""
-        kill_screen = kill_screen_at_tap_hz(self.kill_screen, self.kill_screen_by_tap_hz, tap_hz)
-        return replace(self, kill_screen=kill_screen, kill_screen_by_tap_hz={})
+        and fast_levels sets as those sets."""
+        return replace(self, **sets_at_tap_hz(self, tap_hz))
 
     def as_vector(self) -> list[float]:
         """All features' weights in ALL_FEATURE_NAMES order, lower-is-better."""
@@ -75,6 +83,18 @@ class Evaluator:
     @property
     def kill_screen_from_level(self) -> int:
         return kill_screen_from_level(self.kill_screen)
+
+    def fast_levels_vector(self) -> list[float] | None:
+        """as_vector() from level 19 (or its from_level), or None without a fast_levels set."""
+        return kill_screen_vector(self.weights, self.fast_levels, self._sign)
+
+    @property
+    def fast_levels_safe_stack_height(self) -> float:
+        return self.fast_levels.get("safe_stack_height", self.safe_stack_height)
+
+    @property
+    def fast_levels_from_level(self) -> int:
+        return fast_levels_from_level(self.fast_levels)
 
     @property
     def _sign(self) -> float:
@@ -94,6 +114,8 @@ class Evaluator:
             safe_stack_height=weights.safe_stack_height,
             kill_screen=weights.kill_screen,
             kill_screen_by_tap_hz=weights.kill_screen_by_tap_hz,
+            fast_levels=weights.fast_levels,
+            fast_levels_by_tap_hz=weights.fast_levels_by_tap_hz,
         )
 
 
@@ -183,6 +205,7 @@ EVALUATORS |= {
         "nesbot-rightwell-rollout",
         "nesbot-rightwell-fitted",
         "nesbot-rightwell-bold",
+        "nesbot-rightwell-tall",
     )
 }
 # StackRabbit's evaluation on nesbot's features: stronger than the trained weights in both
@@ -197,8 +220,11 @@ EVALUATORS |= {
 # through the kill screen"), and at 30 Hz more still with half that height price
 # (docs/strength.md, "The kill screen's risk with the fitted weights"). Made for the
 # reaction, it plays level 19 without one better too: more max-outs, and more games to
-# level 39 (docs/strength.md, "One evaluator for both formats").
-DEFAULT_EVALUATOR = "nesbot-rightwell-bold"
+# level 39 (docs/strength.md, "One evaluator for both formats"). At levels 19-28, where a
+# piece falls a row every two frames, a set of its own prices the stack's height half as
+# much: more points before level 29 in both formats (docs/strength.md, "A set of its own
+# for levels 19-28").
+DEFAULT_EVALUATOR = "nesbot-rightwell-tall"
 # What `nesbot train` starts from: weights in the form it trains, made for the format.
 TRAINED_EVALUATOR = "nesbot-trained"  # trained at level 19, the next piece used at once
 REACTION_TRAINED_EVALUATOR = "nesbot-reaction18"  # trained at level 18 with --reaction 18

@@ -4,11 +4,13 @@ A weights file is one JSON object: a number for each evaluation feature it weigh
 names of nesbot._core.features, which names every feature once), "ceiling" (the rule-2
 penalty scale), "safe_stack_height" (where the feature high_stack starts counting rows) and
 "provenance", an object saying where the numbers come from (source, command, seed, games,
-...), and optionally "kill_screen" (the weights from level 29 on) and
-"kill_screen_by_tap_hz" (such sets for slower tap rates). meatfighter's 17 features,
-"ceiling" and "provenance" are required; any other feature left out weighs 0 (files
-written before it existed), safe_stack_height defaults to 8, and no other key is allowed,
-so a typo cannot silently leave a weight at a default.
+...), and optionally "kill_screen" (the weights from level 29 on),
+"kill_screen_by_tap_hz" (such sets for slower tap rates), "fast_levels" (the weights
+from level 19, where a piece falls a row every two frames, until the kill_screen set) and
+"fast_levels_by_tap_hz" (such sets for slower tap rates).
+meatfighter's 17 features, "ceiling" and "provenance" are required; any other feature left
+out weighs 0 (files written before it existed), safe_stack_height defaults to 8, and no
+other key is allowed, so a typo cannot silently leave a weight at a default.
 `load_weights` raises NesbotError with one sentence for any problem with the file.
 
 `as_vector()` gives every feature's weight in ALL_FEATURE_NAMES order (what the C evaluator
@@ -61,16 +63,26 @@ class Weights:
     kill_screen: dict[str, float] = field(default_factory=dict, hash=False)
     # Tap rate (Hz) -> a kill_screen set for a bot tapping that fast or slower (down to the
     # next rate listed): at 1G the rows a piece falls per tap decide which stacks it can
-    # cross (kill_screen_at_tap_hz).
+    # cross (set_at_tap_hz).
     kill_screen_by_tap_hz: dict[int, dict[str, float]] = field(default_factory=dict, hash=False)
+    # From level 19 (or its "from_level") until the kill_screen set takes over: these
+    # features' weights and safe_stack_height instead (KILL_SCREEN_KEYS); empty: none.
+    fast_levels: dict[str, float] = field(default_factory=dict, hash=False)
+    # Tap rate (Hz) -> a fast_levels set for a bot tapping that fast or slower, as
+    # kill_screen_by_tap_hz (an empty set: none; a taller stack costs slow taps columns).
+    fast_levels_by_tap_hz: dict[int, dict[str, float]] = field(default_factory=dict, hash=False)
 
     def __post_init__(self) -> None:
         if len(self.vector) != len(ALL_FEATURE_NAMES):
             raise ValueError(
                 f"Weights needs {len(ALL_FEATURE_NAMES)} weights, got {len(self.vector)}"
             )
-        check_kill_screen(self.kill_screen)
-        check_kill_screen_by_tap_hz(self.kill_screen_by_tap_hz)
+        check_level_sets(
+            self.kill_screen,
+            self.kill_screen_by_tap_hz,
+            self.fast_levels,
+            self.fast_levels_by_tap_hz,
+        )
 
     @classmethod
     def named(
@@ -81,6 +93,8 @@ class Weights:
         provenance: dict[str, Any] | None = None,
         kill_screen: Mapping[str, float] | None = None,
         kill_screen_by_tap_hz: Mapping[int, Mapping[str, float]] | None = None,
+        fast_levels: Mapping[str, float] | None = None,
+        fast_levels_by_tap_hz: Mapping[int, Mapping[str, float]] | None = None,
     ) -> "Weights":
         """Weights from feature name -> weight; the features not named weigh 0."""
         unknown = sorted(set(weights) - set(ALL_FEATURE_NAMES))
@@ -92,10 +106,9 @@ class Weights:
             float(safe_stack_height),
             dict(provenance or {}),
             {name: float(value) for name, value in (kill_screen or {}).items()},
-            {
-                int(hz): {name: float(value) for name, value in changes.items()}
-                for hz, changes in (kill_screen_by_tap_hz or {}).items()
-            },
+            _by_tap_hz(kill_screen_by_tap_hz),
+            {name: float(value) for name, value in (fast_levels or {}).items()},
+            _by_tap_hz(fast_levels_by_tap_hz),
         )
 
     def __getitem__(self, name: str) -> float:
@@ -117,16 +130,14 @@ class Weights:
             self.provenance,
             self.kill_screen,
             self.kill_screen_by_tap_hz,
+            self.fast_levels,
+            self.fast_levels_by_tap_hz,
         )
 
     def at_tap_hz(self, tap_hz: int) -> "Weights":
         """These weights as a bot tapping `tap_hz` plays them: its tap rate's kill_screen
-        set as the kill_screen set."""
-        return replace(
-            self,
-            kill_screen=kill_screen_at_tap_hz(self.kill_screen, self.kill_screen_by_tap_hz, tap_hz),
-            kill_screen_by_tap_hz={},
-        )
+        and fast_levels sets as those sets."""
+        return replace(self, **sets_at_tap_hz(self, tap_hz))
 
     def as_vector(self) -> list[float]:
         """Every feature's weight in ALL_FEATURE_NAMES order (the C evaluator's form; the
@@ -144,6 +155,19 @@ class Weights:
     @property
     def kill_screen_from_level(self) -> int:
         return kill_screen_from_level(self.kill_screen)
+
+    def fast_levels_vector(self) -> list[float] | None:
+        """as_vector() from level 19 (fast_levels' from_level), or None when fast_levels
+        is empty."""
+        return kill_screen_vector(self.by_name(), self.fast_levels)
+
+    @property
+    def fast_levels_safe_stack_height(self) -> float:
+        return self.fast_levels.get("safe_stack_height", self.safe_stack_height)
+
+    @property
+    def fast_levels_from_level(self) -> int:
+        return fast_levels_from_level(self.fast_levels)
 
     def trainable_vector(self) -> list[float]:
         """The weights training changes, in TRAINABLE_NAMES order."""
@@ -174,6 +198,15 @@ class Weights:
 KILL_SCREEN_KEYS = (*ALL_FEATURE_NAMES, "safe_stack_height", "from_level")
 
 
+def _by_tap_hz(sets: Mapping[int, Mapping[str, float]] | None) -> dict[int, dict[str, float]]:
+    return {int(hz): {k: float(v) for k, v in s.items()} for hz, s in (sets or {}).items()}
+
+
+# Where a fast_levels set takes over unless it says: the first level a piece falls a row
+# every two frames (it does until level 29).
+FAST_LEVELS_LEVEL = 19
+
+
 def check_kill_screen(kill_screen: Mapping[str, float]) -> None:
     unknown = sorted(set(kill_screen) - set(KILL_SCREEN_KEYS))
     if unknown:
@@ -185,22 +218,59 @@ def check_kill_screen(kill_screen: Mapping[str, float]) -> None:
         )
 
 
-def check_kill_screen_by_tap_hz(by_tap_hz: Mapping[int, Mapping[str, float]]) -> None:
-    for hz, kill_screen in by_tap_hz.items():
+def check_tap_rates(name: str, by_tap_hz: Mapping[int, Mapping[str, float]]) -> None:
+    for hz in by_tap_hz:
         if isinstance(hz, bool) or not isinstance(hz, int) or hz <= 0:
-            raise ValueError(f"kill_screen_by_tap_hz keys must be tap rates in Hz, got {hz!r}")
-        check_kill_screen(kill_screen)
+            raise ValueError(f"{name} keys must be tap rates in Hz, got {hz!r}")
 
 
-def kill_screen_at_tap_hz(
+def check_level_sets(
     kill_screen: Mapping[str, float],
+    kill_screen_by_tap_hz: Mapping[int, Mapping[str, float]],
+    fast_levels: Mapping[str, float],
+    fast_levels_by_tap_hz: Mapping[int, Mapping[str, float]],
+) -> None:
+    """The kill_screen and fast_levels sets are well formed, and every fast_levels set
+    takes over before every kill_screen set does (else it would never weigh a position)."""
+    check_tap_rates("kill_screen_by_tap_hz", kill_screen_by_tap_hz)
+    check_tap_rates("fast_levels_by_tap_hz", fast_levels_by_tap_hz)
+    kill_sets = (kill_screen, *kill_screen_by_tap_hz.values())
+    for kill in kill_sets:
+        check_kill_screen(kill)
+    kill_level = min(kill_screen_from_level(kill) for kill in kill_sets)
+    for fast in (fast_levels, *fast_levels_by_tap_hz.values()):
+        unknown = sorted(set(fast) - set(KILL_SCREEN_KEYS))
+        if unknown:
+            raise ValueError(f"unknown fast_levels keys: {', '.join(unknown)}")
+        level = fast.get("from_level", FAST_LEVELS_LEVEL)
+        if level != int(level) or not 0 <= level < kill_level:
+            raise ValueError(
+                f"fast_levels from_level must be a level 0-{kill_level - 1}, before the "
+                f"kill_screen set's {kill_level}, got {level!r}"
+            )
+
+
+def sets_at_tap_hz(holder: Any, tap_hz: int) -> dict[str, Any]:
+    """The level sets of `holder` (Weights or Evaluator) a bot tapping `tap_hz` plays, as
+    fields to replace: the tap rate's own kill_screen and fast_levels sets, none by rate."""
+    return {
+        "kill_screen": set_at_tap_hz(holder.kill_screen, holder.kill_screen_by_tap_hz, tap_hz),
+        "kill_screen_by_tap_hz": {},
+        "fast_levels": set_at_tap_hz(holder.fast_levels, holder.fast_levels_by_tap_hz, tap_hz),
+        "fast_levels_by_tap_hz": {},
+    }
+
+
+def set_at_tap_hz(
+    level_set: Mapping[str, float],
     by_tap_hz: Mapping[int, Mapping[str, float]],
     tap_hz: int,
 ) -> dict[str, float]:
-    """The kill_screen set a bot tapping `tap_hz` plays: the one listed at the slowest
-    rate at least that fast, else `kill_screen` (the sets are for slower taps)."""
+    """The kill_screen (or fast_levels) set a bot tapping `tap_hz` plays: the one listed
+    at the slowest rate at least that fast, else `level_set` (the sets are for slower
+    taps; an empty one changes nothing)."""
     covering = [hz for hz in by_tap_hz if hz >= tap_hz]
-    return dict(by_tap_hz[min(covering)] if covering else kill_screen)
+    return dict(by_tap_hz[min(covering)] if covering else level_set)
 
 
 def kill_screen_from_level(kill_screen: Mapping[str, float]) -> int:
@@ -208,11 +278,16 @@ def kill_screen_from_level(kill_screen: Mapping[str, float]) -> int:
     return int(kill_screen.get("from_level", KILL_SCREEN_LEVEL))
 
 
+def fast_levels_from_level(fast_levels: Mapping[str, float]) -> int:
+    """The level a fast_levels set takes over from."""
+    return int(fast_levels.get("from_level", FAST_LEVELS_LEVEL))
+
+
 def kill_screen_vector(
     weights: Mapping[str, float], kill_screen: Mapping[str, float], sign: float = 1.0
 ) -> list[float] | None:
-    """The weights from level 29 on, in ALL_FEATURE_NAMES order, times `sign`: `weights`
-    with kill_screen's changes; None when there are none."""
+    """The weights from level 29 on (or a fast_levels set's), in ALL_FEATURE_NAMES order,
+    times `sign`: `weights` with kill_screen's changes; None when there are none."""
     if not kill_screen:
         return None
     merged = {**weights, **kill_screen}
@@ -221,7 +296,8 @@ def kill_screen_vector(
 
 _REQUIRED_KEYS = (*FEATURE_NAMES, "ceiling", "provenance")
 _NUMBER_KEYS = (*ALL_FEATURE_NAMES, *_SETTINGS)
-_ALL_KEYS = (*_NUMBER_KEYS, "provenance", "kill_screen", "kill_screen_by_tap_hz")
+_LEVEL_SETS = ("kill_screen", "kill_screen_by_tap_hz", "fast_levels", "fast_levels_by_tap_hz")
+_ALL_KEYS = (*_NUMBER_KEYS, "provenance", *_LEVEL_SETS)
 
 
 def load_weights(path: str | os.PathLike[str]) -> Weights:
@@ -251,18 +327,9 @@ def load_weights(path: str | os.PathLike[str]) -> Weights:
         raise NesbotError(f"weights file {path} has unknown keys: {', '.join(unknown)}")
     numbers = [(key, data[key]) for key in _NUMBER_KEYS if key in data]
     kill_screen = _kill_screen_set(path, "kill_screen", data.get("kill_screen", {}), numbers)
-    by_tap_hz_data = data.get("kill_screen_by_tap_hz", {})
-    if not isinstance(by_tap_hz_data, dict):
-        raise NesbotError(f"weights file {path}: kill_screen_by_tap_hz must be a JSON object")
-    by_tap_hz = {}
-    for hz, changes in by_tap_hz_data.items():
-        if not (hz.isascii() and hz.isdigit()) or int(hz) == 0:
-            raise NesbotError(
-                f"weights file {path}: kill_screen_by_tap_hz keys must be tap rates in Hz, "
-                f"got {hz!r}"
-            )
-        name = f"kill_screen_by_tap_hz.{hz}"
-        by_tap_hz[int(hz)] = _kill_screen_set(path, name, changes, numbers)
+    by_tap_hz = _sets_by_tap_hz(path, "kill_screen_by_tap_hz", data, numbers)
+    fast_levels = _kill_screen_set(path, "fast_levels", data.get("fast_levels", {}), numbers)
+    fast_by_tap_hz = _sets_by_tap_hz(path, "fast_levels_by_tap_hz", data, numbers)
     for key, value in numbers:
         # bool is an int in Python, but true/false in a weights file is a mistake.
         if (
@@ -274,7 +341,7 @@ def load_weights(path: str | os.PathLike[str]) -> Weights:
     if not isinstance(data["provenance"], dict):
         raise NesbotError(f"weights file {path}: provenance must be a JSON object")
     try:
-        # Weights checks the kill_screen set itself (check_kill_screen: from_level's range)
+        # Weights checks the level sets themselves (check_level_sets: from_level's range)
         return Weights.named(
             {name: data[name] for name in ALL_FEATURE_NAMES if name in data},
             data["ceiling"],
@@ -282,15 +349,35 @@ def load_weights(path: str | os.PathLike[str]) -> Weights:
             data["provenance"],
             kill_screen,
             by_tap_hz,
+            fast_levels,
+            fast_by_tap_hz,
         )
     except ValueError as e:
         raise NesbotError(f"weights file {path}: {e}") from None
 
 
+def _sets_by_tap_hz(
+    path: Path, name: str, data: dict[str, Any], numbers: list[tuple[str, Any]]
+) -> dict[int, dict[str, Any]]:
+    """A file's kill_screen_by_tap_hz (or fast_levels_by_tap_hz): tap rate -> set."""
+    sets = data.get(name, {})
+    if not isinstance(sets, dict):
+        raise NesbotError(f"weights file {path}: {name} must be a JSON object")
+    by_tap_hz = {}
+    for hz, changes in sets.items():
+        if not (hz.isascii() and hz.isdigit()) or int(hz) == 0:
+            raise NesbotError(
+                f"weights file {path}: {name} keys must be tap rates in Hz, got {hz!r}"
+            )
+        by_tap_hz[int(hz)] = _kill_screen_set(path, f"{name}.{hz}", changes, numbers)
+    return by_tap_hz
+
+
 def _kill_screen_set(
     path: Path, name: str, changes: Any, numbers: list[tuple[str, Any]]
 ) -> dict[str, Any]:
-    """A file's kill_screen set, its keys checked; its numbers are added to `numbers`."""
+    """A file's kill_screen (or fast_levels) set, its keys checked; its numbers are added
+    to `numbers`."""
     if not isinstance(changes, dict):
         raise NesbotError(f"weights file {path}: {name} must be a JSON object")
     unknown = [k for k in changes if k not in KILL_SCREEN_KEYS]
@@ -310,6 +397,12 @@ def save_weights(weights: Weights, path: str | os.PathLike[str]) -> None:
     if weights.kill_screen_by_tap_hz:
         data["kill_screen_by_tap_hz"] = {
             str(hz): changes for hz, changes in weights.kill_screen_by_tap_hz.items()
+        }
+    if weights.fast_levels:
+        data["fast_levels"] = weights.fast_levels
+    if weights.fast_levels_by_tap_hz:
+        data["fast_levels_by_tap_hz"] = {
+            str(hz): changes for hz, changes in weights.fast_levels_by_tap_hz.items()
         }
     data["provenance"] = weights.provenance
     try:

@@ -330,7 +330,8 @@ def run_identity(spec: GameSpec) -> dict[str, Any]:
                     "safe_stack_height": evaluator.safe_stack_height,
                     "kill_screen_safe_stack_height": evaluator.kill_screen_safe_stack_height,
                     "kill_screen_from_level": evaluator.kill_screen_from_level,
-                },
+                }
+                | fast_levels_identity(evaluator),
                 "settings": asdict(spec.settings),
                 "level": spec.level,
                 "seed": spec.seed,
@@ -339,6 +340,18 @@ def run_identity(spec: GameSpec) -> dict[str, Any]:
             }
         )
     )
+
+
+def fast_levels_identity(evaluator: Evaluator) -> dict[str, Any]:
+    """An evaluator's fast_levels set as run_identity keeps it: nothing without one, so
+    the games saved before the set existed are still the same run."""
+    if not evaluator.fast_levels:
+        return {}
+    return {
+        "fast_levels": evaluator.fast_levels_vector(),
+        "fast_levels_safe_stack_height": evaluator.fast_levels_safe_stack_height,
+        "fast_levels_from_level": evaluator.fast_levels_from_level,
+    }
 
 
 def summarize(results: list[dict], seconds: float, stop_level: int = LEVEL_LIMIT) -> Summary:

@@ -91,10 +91,15 @@ class TrainConfig:
         the calming rules, keeping FIXED_NAMES as they are."""
         kept = {*TRAINABLE_NAMES, *FIXED_NAMES}
         untrained = [name for name, w in start.weights.items() if w and name not in kept]
-        if start.kill_screen or start.kill_screen_by_tap_hz:
+        if (
+            start.kill_screen
+            or start.kill_screen_by_tap_hz
+            or start.fast_levels
+            or start.fast_levels_by_tap_hz
+        ):
             raise NesbotError(
-                f"{start.name} has a kill_screen set, which train would not keep; "
-                "train from the weights without it"
+                f"{start.name} has a kill_screen or fast_levels set, which train would not "
+                "keep; train from the weights without it"
             )
         if not start.calming or untrained:
             raise NesbotError(

@@ -270,9 +270,9 @@ def fit(args: argparse.Namespace) -> None:
 
 
 def _write_weights(w: np.ndarray, w0: np.ndarray, evaluator: Evaluator, out: str) -> None:
-    """A weights file: these weights before level 29, the kill-screen sets of the
-    evaluator (whose weights are w0) written out whole (a kill_screen set only overrides
-    the weights it names)."""
+    """A weights file: these weights before level 29 (before 19 if the evaluator has a
+    fast_levels set), the evaluator's kill-screen and fast_levels sets (its weights w0 with
+    their changes) written out whole (such a set only overrides the weights it names)."""
     old = dict(zip(ALL_FEATURE_NAMES, w0.tolist(), strict=True))
     data = dict(zip(ALL_FEATURE_NAMES, np.round(w, 4).tolist(), strict=True))
     data |= {
@@ -282,6 +282,8 @@ def _write_weights(w: np.ndarray, w0: np.ndarray, evaluator: Evaluator, out: str
         "kill_screen_by_tap_hz": {hz: old | s for hz, s in evaluator.kill_screen_by_tap_hz.items()},
         "provenance": {"source": "scripts/strength/rollout_weights.py fit"},
     }
+    if evaluator.fast_levels:  # levels 19-28 keep the evaluator's own set too
+        data["fast_levels"] = old | evaluator.fast_levels
     Path(out).write_text(json.dumps(data, indent=2) + "\n")
 
 
