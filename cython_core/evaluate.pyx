@@ -862,26 +862,11 @@ cdef int load_weights(object weights, Weights* w, int tap_interval=2) except -1:
     _set_weights(&w.base, vec, getattr(weights, "safe_stack_height", SAFE_STACK_HEIGHT))
     w.ceiling_weight = ceiling
     w.calming = calming
-    # the kill screen's own set, if the evaluator has one (Evaluator.kill_screen_vector)
-    kill = weights.kill_screen_vector() if hasattr(weights, "kill_screen_vector") else None
-    w.kill = kill is not None
-    if w.kill:
-        if len(kill) != ALL_FEATURE_COUNT:
-            raise ValueError(f"kill_screen_vector() gave {len(kill)} weights, expected "
-                             f"{ALL_FEATURE_COUNT}")
-        _set_weights(&w.kill_set, [float(v) for v in kill],
-                     weights.kill_screen_safe_stack_height)
-        w.kill_level = int(getattr(weights, "kill_screen_from_level", LEVEL_ONE_FRAME_ROWS))
-    # the fast levels' own set, if the evaluator has one (Evaluator.fast_levels_vector)
-    fast = weights.fast_levels_vector() if hasattr(weights, "fast_levels_vector") else None
-    w.fast = fast is not None
-    if w.fast:
-        if len(fast) != ALL_FEATURE_COUNT:
-            raise ValueError(f"fast_levels_vector() gave {len(fast)} weights, expected "
-                             f"{ALL_FEATURE_COUNT}")
-        _set_weights(&w.fast_set, [float(v) for v in fast],
-                     weights.fast_levels_safe_stack_height)
-        w.fast_level = int(weights.fast_levels_from_level)
+    # the kill screen's and the fast levels' own sets, if the evaluator has them
+    w.kill = _load_level_set(weights, "kill_screen", &w.kill_set, &w.kill_level,
+                             LEVEL_ONE_FRAME_ROWS)
+    w.fast = _load_level_set(weights, "fast_levels", &w.fast_set, &w.fast_level,
+                             19)   # a row every two frames from here (weights.FAST_LEVELS_LEVEL)
     if ceiling < 0.0:   # value_bound counts the ceiling's penalty at 0
         w.base.bounded = w.kill_set.bounded = w.fast_set.bounded = False
     if w.base.surface or (w.kill and w.kill_set.surface) or (w.fast and w.fast_set.surface):
@@ -889,6 +874,23 @@ cdef int load_weights(object weights, Weights* w, int tap_interval=2) except -1:
     if uses_ranges(w):
         load_reach_limits(w, tap_interval)
     return 0
+
+
+cdef int _load_level_set(object weights, str name, WeightSet* into, int* from_level,
+                         int default_level) except -1:
+    # The set `name` (kill_screen, fast_levels) of `weights` into `into` and `from_level`,
+    # from its `{name}_vector()` (None: it has none), `{name}_safe_stack_height` and
+    # `{name}_from_level` (Evaluator, Weights): 1 if it has one, else 0.
+    vector = getattr(weights, f"{name}_vector", None)
+    vec = vector() if vector is not None else None
+    if vec is None:
+        return 0
+    if len(vec) != ALL_FEATURE_COUNT:
+        raise ValueError(f"{name}_vector() gave {len(vec)} weights, expected "
+                         f"{ALL_FEATURE_COUNT}")
+    _set_weights(into, [float(v) for v in vec], getattr(weights, f"{name}_safe_stack_height"))
+    from_level[0] = int(getattr(weights, f"{name}_from_level", default_level))
+    return 1
 
 
 cdef inline bint is_top_feature(int i) noexcept nogil:
