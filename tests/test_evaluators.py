@@ -321,8 +321,8 @@ def test_the_reaction_default_prices_the_kill_screens_height_half_as_much():
 
 def test_the_default_prices_the_stacks_height_half_as_much_at_levels_19_to_28():
     """nesbot-rightwell-tall is nesbot-rightwell-bold with a fast_levels set at 30 Hz: from
-    level 19 until the kill screen's set, the height above the safe rows costs half; before
-    level 19, from level 29, and at 20 Hz and slower, it is the same."""
+    level 19 until the kill screen's set, the stack's height past the scare height costs
+    half; before level 19, from level 29, and at 20 Hz and slower, it is the same."""
     tall = EVALUATORS["nesbot-rightwell-tall"]
     bold = EVALUATORS["nesbot-rightwell-bold"]
     assert tall.weights == bold.weights
