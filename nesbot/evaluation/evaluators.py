@@ -18,18 +18,14 @@ from nesbot.errors import NesbotError
 from nesbot.evaluation.weights import (
     DATA_DIR,
     MEATFIGHTER_2018,
+    LevelSets,
     Weights,
-    check_level_sets,
-    fast_levels_from_level,
-    kill_screen_from_level,
-    kill_screen_vector,
     load_weights,
-    sets_at_tap_hz,
 )
 
 
 @dataclass(frozen=True)
-class Evaluator:
+class Evaluator(LevelSets):
     """A named linear evaluator: feature name -> published weight."""
 
     name: str
@@ -56,45 +52,19 @@ class Evaluator:
         unknown = sorted(set(self.weights) - set(ALL_FEATURE_NAMES))
         if unknown:
             raise ValueError(f"evaluator {self.name}: unknown features {', '.join(unknown)}")
-        check_level_sets(
-            self.kill_screen,
-            self.kill_screen_by_tap_hz,
-            self.fast_levels,
-            self.fast_levels_by_tap_hz,
-        )
+        self._check_level_sets()
 
     def at_tap_hz(self, tap_hz: int) -> "Evaluator":
         """This evaluator as a bot tapping `tap_hz` plays it: its tap rate's kill_screen
         and fast_levels sets as those sets."""
-        return replace(self, **sets_at_tap_hz(self, tap_hz))
+        return replace(self, **self._sets_at_tap_hz(tap_hz))
 
     def as_vector(self) -> list[float]:
         """All features' weights in ALL_FEATURE_NAMES order, lower-is-better."""
         return [self._sign * self.weights.get(name, 0.0) for name in ALL_FEATURE_NAMES]
 
-    def kill_screen_vector(self) -> list[float] | None:
-        """as_vector() from level 29 on, or None without a kill_screen set."""
-        return kill_screen_vector(self.weights, self.kill_screen, self._sign)
-
-    @property
-    def kill_screen_safe_stack_height(self) -> float:
-        return self.kill_screen.get("safe_stack_height", self.safe_stack_height)
-
-    @property
-    def kill_screen_from_level(self) -> int:
-        return kill_screen_from_level(self.kill_screen)
-
-    def fast_levels_vector(self) -> list[float] | None:
-        """as_vector() from level 19 (or its from_level), or None without a fast_levels set."""
-        return kill_screen_vector(self.weights, self.fast_levels, self._sign)
-
-    @property
-    def fast_levels_safe_stack_height(self) -> float:
-        return self.fast_levels.get("safe_stack_height", self.safe_stack_height)
-
-    @property
-    def fast_levels_from_level(self) -> int:
-        return fast_levels_from_level(self.fast_levels)
+    def _named_weights(self) -> tuple[dict[str, float], float]:
+        return self.weights, self._sign
 
     @property
     def _sign(self) -> float:

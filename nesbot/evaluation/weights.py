@@ -46,8 +46,82 @@ _SLOT = {name: slot for slot, name in enumerate(ALL_FEATURE_NAMES)}
 _SETTINGS = ("ceiling", "safe_stack_height")
 
 
+class LevelSets:
+    """What Weights and Evaluator share: a kill_screen set (from level 29, or its
+    from_level), a fast_levels set (from level 19 until the kill_screen set), each with
+    sets for slower taps, and what the C evaluator reads of them (evaluate.pyx's
+    load_weights calls the *_vector methods and reads the properties)."""
+
+    safe_stack_height: float
+    kill_screen: dict[str, float]
+    kill_screen_by_tap_hz: dict[int, dict[str, float]]
+    fast_levels: dict[str, float]
+    fast_levels_by_tap_hz: dict[int, dict[str, float]]
+
+    def _named_weights(self) -> tuple[Mapping[str, float], float]:
+        """Feature name -> weight before the sets, and the sign that makes lower better."""
+        raise NotImplementedError
+
+    def _check_level_sets(self) -> None:
+        """The sets are well formed, and every fast_levels set takes over before every
+        kill_screen set does (else it would never weigh a position)."""
+        check_tap_rates("kill_screen_by_tap_hz", self.kill_screen_by_tap_hz)
+        check_tap_rates("fast_levels_by_tap_hz", self.fast_levels_by_tap_hz)
+        kill_sets = (self.kill_screen, *self.kill_screen_by_tap_hz.values())
+        for kill in kill_sets:
+            check_kill_screen(kill)
+        kill_level = min(kill_screen_from_level(kill) for kill in kill_sets)
+        for fast in (self.fast_levels, *self.fast_levels_by_tap_hz.values()):
+            unknown = sorted(set(fast) - set(KILL_SCREEN_KEYS))
+            if unknown:
+                raise ValueError(f"unknown fast_levels keys: {', '.join(unknown)}")
+            level = fast.get("from_level", FAST_LEVELS_LEVEL)
+            if level != int(level) or not 0 <= level < kill_level:
+                raise ValueError(
+                    f"fast_levels from_level must be a level 0-{kill_level - 1}, before the "
+                    f"kill_screen set's {kill_level}, got {level!r}"
+                )
+
+    def _sets_at_tap_hz(self, tap_hz: int) -> dict[str, Any]:
+        """The sets a bot tapping `tap_hz` plays, as fields to replace: the tap rate's own
+        kill_screen and fast_levels sets, and none by rate."""
+        return {
+            "kill_screen": set_at_tap_hz(self.kill_screen, self.kill_screen_by_tap_hz, tap_hz),
+            "kill_screen_by_tap_hz": {},
+            "fast_levels": set_at_tap_hz(self.fast_levels, self.fast_levels_by_tap_hz, tap_hz),
+            "fast_levels_by_tap_hz": {},
+        }
+
+    def kill_screen_vector(self) -> list[float] | None:
+        """The weights from level 29 on (or its from_level) in ALL_FEATURE_NAMES order,
+        lower-is-better, or None without a kill_screen set."""
+        weights, sign = self._named_weights()
+        return kill_screen_vector(weights, self.kill_screen, sign)
+
+    @property
+    def kill_screen_safe_stack_height(self) -> float:
+        return self.kill_screen.get("safe_stack_height", self.safe_stack_height)
+
+    @property
+    def kill_screen_from_level(self) -> int:
+        return kill_screen_from_level(self.kill_screen)
+
+    def fast_levels_vector(self) -> list[float] | None:
+        """The same from level 19 (or its from_level), or None without a fast_levels set."""
+        weights, sign = self._named_weights()
+        return kill_screen_vector(weights, self.fast_levels, sign)
+
+    @property
+    def fast_levels_safe_stack_height(self) -> float:
+        return self.fast_levels.get("safe_stack_height", self.safe_stack_height)
+
+    @property
+    def fast_levels_from_level(self) -> int:
+        return fast_levels_from_level(self.fast_levels)
+
+
 @dataclass(frozen=True)
-class Weights:
+class Weights(LevelSets):
     """One weight per evaluation feature (lower evaluation is better), the features'
     settings, and provenance. `weights["pile_height"]` reads one weight."""
 
@@ -77,12 +151,7 @@ class Weights:
             raise ValueError(
                 f"Weights needs {len(ALL_FEATURE_NAMES)} weights, got {len(self.vector)}"
             )
-        check_level_sets(
-            self.kill_screen,
-            self.kill_screen_by_tap_hz,
-            self.fast_levels,
-            self.fast_levels_by_tap_hz,
-        )
+        self._check_level_sets()
 
     @classmethod
     def named(
@@ -137,37 +206,15 @@ class Weights:
     def at_tap_hz(self, tap_hz: int) -> "Weights":
         """These weights as a bot tapping `tap_hz` plays them: its tap rate's kill_screen
         and fast_levels sets as those sets."""
-        return replace(self, **sets_at_tap_hz(self, tap_hz))
+        return replace(self, **self._sets_at_tap_hz(tap_hz))
 
     def as_vector(self) -> list[float]:
         """Every feature's weight in ALL_FEATURE_NAMES order (the C evaluator's form; the
         ceiling weight is not included)."""
         return list(self.vector)
 
-    def kill_screen_vector(self) -> list[float] | None:
-        """as_vector() from level 29 on, or None when kill_screen is empty."""
-        return kill_screen_vector(self.by_name(), self.kill_screen)
-
-    @property
-    def kill_screen_safe_stack_height(self) -> float:
-        return self.kill_screen.get("safe_stack_height", self.safe_stack_height)
-
-    @property
-    def kill_screen_from_level(self) -> int:
-        return kill_screen_from_level(self.kill_screen)
-
-    def fast_levels_vector(self) -> list[float] | None:
-        """as_vector() from level 19 (fast_levels' from_level), or None when fast_levels
-        is empty."""
-        return kill_screen_vector(self.by_name(), self.fast_levels)
-
-    @property
-    def fast_levels_safe_stack_height(self) -> float:
-        return self.fast_levels.get("safe_stack_height", self.safe_stack_height)
-
-    @property
-    def fast_levels_from_level(self) -> int:
-        return fast_levels_from_level(self.fast_levels)
+    def _named_weights(self) -> tuple[Mapping[str, float], float]:
+        return self.by_name(), 1.0
 
     def trainable_vector(self) -> list[float]:
         """The weights training changes, in TRAINABLE_NAMES order."""
@@ -222,43 +269,6 @@ def check_tap_rates(name: str, by_tap_hz: Mapping[int, Mapping[str, float]]) -> 
     for hz in by_tap_hz:
         if isinstance(hz, bool) or not isinstance(hz, int) or hz <= 0:
             raise ValueError(f"{name} keys must be tap rates in Hz, got {hz!r}")
-
-
-def check_level_sets(
-    kill_screen: Mapping[str, float],
-    kill_screen_by_tap_hz: Mapping[int, Mapping[str, float]],
-    fast_levels: Mapping[str, float],
-    fast_levels_by_tap_hz: Mapping[int, Mapping[str, float]],
-) -> None:
-    """The kill_screen and fast_levels sets are well formed, and every fast_levels set
-    takes over before every kill_screen set does (else it would never weigh a position)."""
-    check_tap_rates("kill_screen_by_tap_hz", kill_screen_by_tap_hz)
-    check_tap_rates("fast_levels_by_tap_hz", fast_levels_by_tap_hz)
-    kill_sets = (kill_screen, *kill_screen_by_tap_hz.values())
-    for kill in kill_sets:
-        check_kill_screen(kill)
-    kill_level = min(kill_screen_from_level(kill) for kill in kill_sets)
-    for fast in (fast_levels, *fast_levels_by_tap_hz.values()):
-        unknown = sorted(set(fast) - set(KILL_SCREEN_KEYS))
-        if unknown:
-            raise ValueError(f"unknown fast_levels keys: {', '.join(unknown)}")
-        level = fast.get("from_level", FAST_LEVELS_LEVEL)
-        if level != int(level) or not 0 <= level < kill_level:
-            raise ValueError(
-                f"fast_levels from_level must be a level 0-{kill_level - 1}, before the "
-                f"kill_screen set's {kill_level}, got {level!r}"
-            )
-
-
-def sets_at_tap_hz(holder: Any, tap_hz: int) -> dict[str, Any]:
-    """The level sets of `holder` (Weights or Evaluator) a bot tapping `tap_hz` plays, as
-    fields to replace: the tap rate's own kill_screen and fast_levels sets, none by rate."""
-    return {
-        "kill_screen": set_at_tap_hz(holder.kill_screen, holder.kill_screen_by_tap_hz, tap_hz),
-        "kill_screen_by_tap_hz": {},
-        "fast_levels": set_at_tap_hz(holder.fast_levels, holder.fast_levels_by_tap_hz, tap_hz),
-        "fast_levels_by_tap_hz": {},
-    }
 
 
 def set_at_tap_hz(
@@ -341,7 +351,7 @@ def load_weights(path: str | os.PathLike[str]) -> Weights:
     if not isinstance(data["provenance"], dict):
         raise NesbotError(f"weights file {path}: provenance must be a JSON object")
     try:
-        # Weights checks the level sets themselves (check_level_sets: from_level's range)
+        # Weights checks the level sets themselves (_check_level_sets: from_level's range)
         return Weights.named(
             {name: data[name] for name in ALL_FEATURE_NAMES if name in data},
             data["ceiling"],
