@@ -26,6 +26,13 @@ def test_help(args):
     assert result.returncode == 0 and "usage" in result.stdout
 
 
+def test_help_names_the_default_evaluator():
+    from nesbot.evaluation.evaluators import DEFAULT_EVALUATOR
+
+    wide = nesbot("simulate", "--help", env={**os.environ, "COLUMNS": "1000"})  # one line
+    assert f"(default: {DEFAULT_EVALUATOR};" in wide.stdout
+
+
 def test_version():
     result = nesbot("--version")
     assert result.returncode == 0 and result.stdout.startswith("nesbot ")

@@ -82,16 +82,21 @@ def log_and_rom(path: str, args: argparse.Namespace) -> tuple["InputLog", "Rom"]
 
 
 def add_evaluator_options(parser: argparse.ArgumentParser) -> None:
-    from nesbot.evaluation.evaluators import EVALUATORS
+    from nesbot.evaluation.evaluators import (
+        DEFAULT_EVALUATOR,
+        EVALUATORS,
+        REACTION_TRAINED_EVALUATOR,
+        TRAINED_EVALUATOR,
+    )
 
     choice = parser.add_mutually_exclusive_group()
     choice.add_argument("--weights", metavar="FILE", help="a weights file (as nesbot train writes)")
     choice.add_argument(
         "--evaluator",
         metavar="NAME",
-        help="a built-in evaluator: " + ", ".join(EVALUATORS) + " (default: "
-        "nesbot-rightwell, or nesbot-rightwell-bold with --reaction; train starts from "
-        "nesbot-trained, or nesbot-reaction18 with --reaction)",
+        help=f"a built-in evaluator: {', '.join(EVALUATORS)} (default: {DEFAULT_EVALUATOR}; "
+        f"train starts from {TRAINED_EVALUATOR}, or {REACTION_TRAINED_EVALUATOR} with "
+        "--reaction)",
     )
 
 

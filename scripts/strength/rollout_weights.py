@@ -11,19 +11,23 @@ starting weights (and the bot's own choice, if it is not among them) are each pl
 by the bot for H pieces over the same M draws of the pieces and valued as `nesbot rate`
 values a place (rating.playouts.played_on: the points, plus the rest of the pre-29 game
 at an all-Tetris rate's share if alive). One file per game in --data, so an interrupted
-run goes on where it stopped.
+run goes on where it stopped. With --fast-levels only the states at the levels of the
+evaluator's fast_levels set (19-28) are sampled, and their placements ranked by that set.
 
 `fit` looks for the weights whose two-piece choice among each state's K placements has
 the most playout points: CMA-ES over the starting evaluator's nonzero weights (those
 --fixed does not keep), each step a multiple of the weight; the games whose index is a
 multiple of 5 are held out. It prints the gain over the starting weights' choice on both
 halves, a state's mean, and writes the weights file (the kill-screen sets kept as they
-were).
+were). With --fast-levels it fits the fast_levels set alone, from the states collected at
+its levels, and writes the evaluator's own weights with that set replaced.
 
     .venv/bin/python scripts/strength/rollout_weights.py collect --seed 7000 --start 1000 \\
         --games 240 --workers 2 --data rollouts/
     .venv/bin/python scripts/strength/rollout_weights.py fit --data rollouts/ --out w.json \\
         [--fixed stack_height_over,extreme_gap,stack_holes,well_sums]
+    .venv/bin/python scripts/strength/rollout_weights.py collect --seed 7000 --start 2000 \\
+        --games 120 --rate 0.1 --fast-levels --evaluator nesbot-rightwell-tall --data fast/
 """
 
 import argparse
@@ -44,6 +48,7 @@ from nesbot._core.planner import Planner
 from nesbot._core.simulate import play
 from nesbot.bot.planning import PlannerSettings
 from nesbot.evaluation.evaluators import Evaluator, get_evaluator
+from nesbot.evaluation.weights import Weights, save_weights
 from nesbot.lab.ab import from_zero
 from nesbot.lab.simulate import MAX_FRAMES, game_setup, map_indexed, pieces_seed_of, planner_for
 from nesbot.nes.ram import bcd_value
@@ -76,10 +81,22 @@ def _locked(game: Game, x: int, y: int, orientation: int) -> bool:
     return True
 
 
-def _start(name: str) -> tuple[Evaluator, np.ndarray]:
-    """The evaluator the bot plays and the fit starts from, and its weights in order."""
+def _start(name: str, fast_levels: bool = False) -> tuple[Evaluator, np.ndarray]:
+    """The evaluator the bot plays and the fit starts from, and its weights in order (with
+    `fast_levels`, its fast_levels set's: the weights it plays levels 19-28 with)."""
     evaluator = get_evaluator(name, reaction=REACTION)
-    return evaluator, np.array([evaluator.weights.get(n, 0.0) for n in ALL_FEATURE_NAMES])
+    weights = evaluator.weights
+    if fast_levels:
+        if not evaluator.fast_levels:
+            raise SystemExit(f"error: {name} has no fast_levels set to fit")
+        weights = {**weights, **evaluator.fast_levels}
+    return evaluator, np.array([weights.get(n, 0.0) for n in ALL_FEATURE_NAMES])
+
+
+def _levels(evaluator: Evaluator, fast_levels: bool) -> range:
+    """The levels whose states are collected and fitted: the fast_levels set's (from its
+    from_level to the kill screen), or every level before the kill screen."""
+    return range(evaluator.fast_levels_from_level if fast_levels else 0, KILL_SCREEN_LEVEL)
 
 
 @dataclass(frozen=True)
@@ -95,8 +112,8 @@ class _Bot:
     searcher: Searcher
 
     @classmethod
-    def of(cls, name: str) -> "_Bot":
-        evaluator, w0 = _start(name)
+    def of(cls, name: str, fast_levels: bool) -> "_Bot":
+        evaluator, w0 = _start(name, fast_levels)
         every = {n: evaluator.weights.get(n, 0.0) or 1e-30 for n in ALL_FEATURE_NAMES}
         return cls(
             evaluator,
@@ -159,7 +176,7 @@ def _state(
         features[i, : len(pairs)] = pairs
     q = np.full(MAX_KEPT, np.nan)
     q[: len(kept)] = np.mean(points, axis=1)
-    return {"features": features, "q": q, "bot": min(mine, args.k)}
+    return {"features": features, "q": q, "bot": min(mine, args.k), "level": start.state()["level"]}
 
 
 def collect_game(job: tuple[argparse.Namespace, int]) -> int:
@@ -168,7 +185,8 @@ def collect_game(job: tuple[argparse.Namespace, int]) -> int:
     path = Path(args.data) / f"game{index:05d}.npz"
     if path.exists():
         return -1
-    bot = _Bot.of(args.evaluator)
+    bot = _Bot.of(args.evaluator, args.fast_levels)
+    levels = _levels(bot.evaluator, args.fast_levels)
     sample = np.random.default_rng([args.seed, index, 38])
     game = Game.start(18, *game_setup(args.seed, index))
     pieces_seed = pieces_seed_of(args.seed, index)
@@ -176,17 +194,18 @@ def collect_game(job: tuple[argparse.Namespace, int]) -> int:
     while not game.topped_out and game.state()["level"] < KILL_SCREEN_LEVEL:
         after = game.copy()
         play(bot.planner, after, MAX_FRAMES, KILL_SCREEN_LEVEL, REACTION, pieces_seed, 1)
-        if sample.random() < args.rate and game.active:
+        if sample.random() < args.rate and game.active and game.state()["level"] in levels:
             state = _state(game, after.state()["rows"], bot, sample, args)
             if state is not None:
                 states.append(state)
         game = after
-    arrays = {k: np.array([s[k] for s in states]) for k in ("features", "q", "bot")}
+    arrays = {k: np.array([s[k] for s in states]) for k in ("features", "q", "bot", "level")}
     if not states:
         arrays = {
             "features": np.zeros((0, MAX_KEPT, MAX_NEXT, FEATURES + 1)),
             "q": np.zeros((0, MAX_KEPT)),
             "bot": np.zeros(0),
+            "level": np.zeros(0),
         }
     partial = path.with_name(f".{path.name}")  # hidden from fit's glob until whole
     np.savez_compressed(partial, **arrays)
@@ -228,12 +247,17 @@ def _mean_se(x: np.ndarray) -> str:
 def fit(args: argparse.Namespace) -> None:
     files = sorted(Path(args.data).glob("game*.npz"))
     loaded = [np.load(f) for f in files]
-    features = np.concatenate([d["features"] for d in loaded])
-    q = np.concatenate([d["q"] for d in loaded])
+    evaluator, w0 = _start(args.evaluator, args.fast_levels)
+    if args.fast_levels and not all("level" in d for d in loaded):
+        raise SystemExit("error: --fast-levels needs states collected with their level")
+    # Without --fast-levels every state is fitted, those of files without levels too.
+    levels = _levels(evaluator, args.fast_levels)
+    kept = [np.isin(d["level"], levels) if "level" in d else slice(None) for d in loaded]
+    features = np.concatenate([d["features"][k] for d, k in zip(loaded, kept, strict=True)])
+    q = np.concatenate([d["q"][k] for d, k in zip(loaded, kept, strict=True)])
     game = np.concatenate(
-        [[int(f.stem[4:])] * len(d["q"]) for f, d in zip(files, loaded, strict=True)]
+        [[int(f.stem[4:])] * len(d["q"][k]) for f, d, k in zip(files, loaded, kept, strict=True)]
     )
-    evaluator, w0 = _start(args.evaluator)
     choices = Choices(features, q, evaluator.ceiling)
     held_out = game % 5 == 0
     fixed = set(args.fixed.split(",")) if args.fixed else set()
@@ -266,7 +290,25 @@ def fit(args: argparse.Namespace) -> None:
     for i in free:
         print(f"  {ALL_FEATURE_NAMES[i]:<24}{w0[i]:>9.3f} -> {w[i]:>9.3f}")
     if args.out:
-        _write_weights(w, w0, evaluator, args.out)
+        write = _write_fast_levels if args.fast_levels else _write_weights
+        write(w, w0, evaluator, args.out)
+
+
+def _write_fast_levels(w: np.ndarray, w0: np.ndarray, evaluator: Evaluator, out: str) -> None:
+    """A weights file: the evaluator's own, its fast_levels set (from its from_level)
+    replaced by the fitted weights written out whole."""
+    fitted = dict(zip(ALL_FEATURE_NAMES, np.round(w, 4).tolist(), strict=True))
+    weights = Weights.named(
+        evaluator.weights,
+        evaluator.ceiling,
+        evaluator.safe_stack_height,
+        {"source": "scripts/strength/rollout_weights.py fit --fast-levels"},
+        evaluator.kill_screen,
+        evaluator.kill_screen_by_tap_hz,
+        {**evaluator.fast_levels, **fitted},
+        evaluator.fast_levels_by_tap_hz,
+    )
+    save_weights(weights, out)
 
 
 def _write_weights(w: np.ndarray, w0: np.ndarray, evaluator: Evaluator, out: str) -> None:
@@ -301,6 +343,9 @@ def main() -> None:
     c.add_argument("--workers", type=int, default=2)
     c.add_argument("--data", required=True)
     c.add_argument("--evaluator", default=START, help=f"the bot's evaluator ({START})")
+    c.add_argument(
+        "--fast-levels", action="store_true", help="states the fast_levels set weighs only"
+    )
     f = commands.add_parser("fit")
     f.add_argument("--data", required=True)
     f.add_argument("--evaluator", default=START, help=f"the weights to start from ({START})")
@@ -309,6 +354,9 @@ def main() -> None:
     f.add_argument("--iters", type=int, default=200)
     f.add_argument("--cma-seed", type=int, default=1)
     f.add_argument("--out", default="")
+    f.add_argument(
+        "--fast-levels", action="store_true", help="fit the fast_levels set (levels 19-28)"
+    )
     args = parser.parse_args()
     (collect if args.command == "collect" else fit)(args)
 
