@@ -7,6 +7,8 @@ import sys
 
 import pytest
 
+from nesbot.evaluation.evaluators import DEFAULT_EVALUATOR
+
 
 def nesbot(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
     return subprocess.run(
@@ -27,8 +29,6 @@ def test_help(args):
 
 
 def test_help_names_the_default_evaluator():
-    from nesbot.evaluation.evaluators import DEFAULT_EVALUATOR
-
     wide = nesbot("simulate", "--help", env={**os.environ, "COLUMNS": "1000"})  # one line
     assert f"(default: {DEFAULT_EVALUATOR};" in wide.stdout
 
