@@ -72,9 +72,7 @@ class LevelSets:
             check_kill_screen(kill)
         kill_level = min(kill_screen_from_level(kill) for kill in kill_sets)
         for fast in (self.fast_levels, *self.fast_levels_by_tap_hz.values()):
-            unknown = sorted(set(fast) - set(KILL_SCREEN_KEYS))
-            if unknown:
-                raise ValueError(f"unknown fast_levels keys: {', '.join(unknown)}")
+            check_set_keys("fast_levels", fast)
             level = fast.get("from_level", FAST_LEVELS_LEVEL)
             if level != int(level) or not 0 <= level < kill_level:
                 raise ValueError(
@@ -92,11 +90,14 @@ class LevelSets:
             "fast_levels_by_tap_hz": {},
         }
 
+    def _set_vector(self, changes: Mapping[str, float]) -> list[float] | None:
+        weights, sign = self._named_weights()
+        return level_set_vector(weights, changes, sign)
+
     def kill_screen_vector(self) -> list[float] | None:
         """The weights from level 29 on (or its from_level) in ALL_FEATURE_NAMES order,
         lower-is-better, or None without a kill_screen set."""
-        weights, sign = self._named_weights()
-        return kill_screen_vector(weights, self.kill_screen, sign)
+        return self._set_vector(self.kill_screen)
 
     @property
     def kill_screen_safe_stack_height(self) -> float:
@@ -108,8 +109,7 @@ class LevelSets:
 
     def fast_levels_vector(self) -> list[float] | None:
         """The same from level 19 (or its from_level), or None without a fast_levels set."""
-        weights, sign = self._named_weights()
-        return kill_screen_vector(weights, self.fast_levels, sign)
+        return self._set_vector(self.fast_levels)
 
     @property
     def fast_levels_safe_stack_height(self) -> float:
@@ -254,10 +254,15 @@ def _by_tap_hz(sets: Mapping[int, Mapping[str, float]] | None) -> dict[int, dict
 FAST_LEVELS_LEVEL = 19
 
 
-def check_kill_screen(kill_screen: Mapping[str, float]) -> None:
-    unknown = sorted(set(kill_screen) - set(KILL_SCREEN_KEYS))
+def check_set_keys(name: str, changes: Mapping[str, float]) -> None:
+    """A kill_screen or fast_levels set names only features and its two settings."""
+    unknown = sorted(set(changes) - set(KILL_SCREEN_KEYS))
     if unknown:
-        raise ValueError(f"unknown kill_screen keys: {', '.join(unknown)}")
+        raise ValueError(f"unknown {name} keys: {', '.join(unknown)}")
+
+
+def check_kill_screen(kill_screen: Mapping[str, float]) -> None:
+    check_set_keys("kill_screen", kill_screen)
     level = kill_screen.get("from_level", KILL_SCREEN_LEVEL)
     if level != int(level) or not 0 <= level <= KILL_SCREEN_LEVEL:
         raise ValueError(
@@ -293,14 +298,14 @@ def fast_levels_from_level(fast_levels: Mapping[str, float]) -> int:
     return int(fast_levels.get("from_level", FAST_LEVELS_LEVEL))
 
 
-def kill_screen_vector(
-    weights: Mapping[str, float], kill_screen: Mapping[str, float], sign: float = 1.0
+def level_set_vector(
+    weights: Mapping[str, float], changes: Mapping[str, float], sign: float = 1.0
 ) -> list[float] | None:
-    """The weights from level 29 on (or a fast_levels set's), in ALL_FEATURE_NAMES order,
-    times `sign`: `weights` with kill_screen's changes; None when there are none."""
-    if not kill_screen:
+    """A kill_screen or fast_levels set's weights, in ALL_FEATURE_NAMES order, times
+    `sign`: `weights` with the set's changes; None when there are none."""
+    if not changes:
         return None
-    merged = {**weights, **kill_screen}
+    merged = {**weights, **changes}
     return [sign * merged.get(name, 0.0) for name in ALL_FEATURE_NAMES]
 
 
@@ -336,9 +341,9 @@ def load_weights(path: str | os.PathLike[str]) -> Weights:
     if unknown:
         raise NesbotError(f"weights file {path} has unknown keys: {', '.join(unknown)}")
     numbers = [(key, data[key]) for key in _NUMBER_KEYS if key in data]
-    kill_screen = _kill_screen_set(path, "kill_screen", data.get("kill_screen", {}), numbers)
+    kill_screen = _level_set(path, "kill_screen", data.get("kill_screen", {}), numbers)
     by_tap_hz = _sets_by_tap_hz(path, "kill_screen_by_tap_hz", data, numbers)
-    fast_levels = _kill_screen_set(path, "fast_levels", data.get("fast_levels", {}), numbers)
+    fast_levels = _level_set(path, "fast_levels", data.get("fast_levels", {}), numbers)
     fast_by_tap_hz = _sets_by_tap_hz(path, "fast_levels_by_tap_hz", data, numbers)
     for key, value in numbers:
         # bool is an int in Python, but true/false in a weights file is a mistake.
@@ -379,11 +384,11 @@ def _sets_by_tap_hz(
             raise NesbotError(
                 f"weights file {path}: {name} keys must be tap rates in Hz, got {hz!r}"
             )
-        by_tap_hz[int(hz)] = _kill_screen_set(path, f"{name}.{hz}", changes, numbers)
+        by_tap_hz[int(hz)] = _level_set(path, f"{name}.{hz}", changes, numbers)
     return by_tap_hz
 
 
-def _kill_screen_set(
+def _level_set(
     path: Path, name: str, changes: Any, numbers: list[tuple[str, Any]]
 ) -> dict[str, Any]:
     """A file's kill_screen (or fast_levels) set, its keys checked; its numbers are added
