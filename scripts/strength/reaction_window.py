@@ -21,17 +21,16 @@ piece. Counted by level (18, where a piece falls a row in 3 frames, and 19-28, i
 import argparse
 from collections import Counter
 
+from piece_by_piece import BANDS, LEVEL, PieceByPiece
+
 from nesbot._core.blind import plan_blind
 from nesbot._core.buttons import DOWN
 from nesbot._core.game import Game
 from nesbot._core.moves import Searcher
 from nesbot._core.pieces import KILL_SCREEN_LEVEL
-from nesbot._core.simulate import play
 from nesbot.bot.planning import PlannerSettings
 from nesbot.evaluation.evaluators import get_evaluator
-from nesbot.lab.simulate import MAX_FRAMES, GameSpec, map_indexed, planner_for, start_game
-
-LEVEL = 18
+from nesbot.lab.simulate import GameSpec, map_indexed
 
 
 def reachable(searcher: Searcher, game: Game, place: tuple[int, int, int]) -> bool:
@@ -51,13 +50,11 @@ def after_pads(game: Game, pads: bytes, frames: int) -> Game:
 
 def one_game(spec: GameSpec) -> dict[str, float]:
     """The counts of one game, each key prefixed with its level band ("18" or "19-28")."""
-    game, pieces_seed = start_game(spec)
-    planner = planner_for(spec.evaluator, spec.settings)
-    searcher = Searcher(spec.settings.tap_interval)
-    reaction = spec.settings.reaction
+    by_piece = PieceByPiece(spec)
+    game, planner, searcher = by_piece.game, by_piece.planner, by_piece.searcher
+    reaction = by_piece.reaction
     counts: Counter[str] = Counter()
-    while game.active and (level := game.state()["level"]) < KILL_SCREEN_LEVEL:
-        band = "18" if level == LEVEL else "19-28"
+    for band in by_piece.bands():
         seeing = planner.plan(game.copy())
         if seeing is None:
             break
@@ -81,7 +78,7 @@ def one_game(spec: GameSpec) -> dict[str, float]:
             if replan is not None and tuple(replan[1:4]) != place:
                 counts[f"{band} differs"] += 1
                 counts[f"{band} value given up"] += replan[4] - seen_value
-        play(planner, game, MAX_FRAMES, KILL_SCREEN_LEVEL, reaction, pieces_seed, 1)
+        by_piece.play_piece()
     return dict(counts)
 
 
@@ -102,7 +99,7 @@ def main() -> None:
     for _, counts in map_indexed(one_game, specs, args.workers):
         total.update(counts)
     print(f"{args.games} games, seed {args.seed}, --reaction {args.reaction}, level {LEVEL}")
-    for band in ("18", "19-28"):
+    for band in BANDS:
         pieces = total[f"{band} pieces"]
         lost, differs = total[f"{band} lost"], total[f"{band} differs"]
         given_up = total[f"{band} value given up"] / differs if differs else 0.0
