@@ -10,6 +10,7 @@ from nesbot._core.rules cimport Game as GameC, Piece, count_lines
 
 cdef enum:
     MAX_WIDTH = 32                   # most candidates the lookahead may re-judge
+    MAX_NEXT_WIDTH = 4               # most next-piece placements a first placement brings
 
 ctypedef struct Chain:
     # Placements so far: what the lookahead weighs an unknown piece after.
@@ -27,7 +28,8 @@ ctypedef struct Chain:
 
 
 ctypedef struct Candidate:
-    # A first placement with the best placement of the next piece after it.
+    # A first placement with a placement of the next piece after it (its best, or with
+    # Planner.next_width one of its best few).
     Chain chain                      # both pieces' (the first's alone if has_next is 0, or
                                      # for a blind plan)
     Verdict verdict                  # the pair's; the lookahead's expectation replaces value
@@ -59,6 +61,8 @@ cdef class Planner:
     cdef public int kill_deep_branch # placements, and every one is chosen blind)
     cdef public int width            # first placements the lookahead (and the next piece's
                                      # search) re-judge
+    cdef public int next_width       # with a lookahead: each first placement's best pairs
+                                     # (by the two known pieces) it re-judges (1: the best)
     cdef public bint bound_pruning   # the lookahead skips the unknown pieces' placements
                                      # whose value_bound shows they cannot count (True; the
                                      # same plans either way, False for tests)
@@ -84,8 +88,8 @@ cdef class Planner:
     cdef bint has_next_lock          # False when the chosen placement had no next placement
     cdef void _search_first(self, const GameC* g) noexcept nogil
     cdef void _keep(self, const Candidate* c, int room) noexcept nogil
-    cdef void _best_pair(self, const GameC* g, const Piece* spawn, int a, bint searched,
-                         uint8_t judged_at, Candidate* out) noexcept nogil
+    cdef int _best_pairs(self, const GameC* g, const Piece* spawn, int a, bint searched,
+                         uint8_t judged_at, Candidate* out, int room) noexcept nogil
     cdef double _expected_best(self, const Chain* chain, int before_type,
                                bint further, double* by_type) noexcept nogil
     cdef void _look_ahead(self, int before_type, bint hedge, int level) noexcept nogil

@@ -16,6 +16,7 @@ class Planner:
     kill_deep_width: int
     kill_deep_branch: int
     width: int
+    next_width: int
     bound_pruning: bool
     premove: int
     reaction: int
@@ -47,3 +48,4 @@ DEFAULT_DEEP_BRANCH: int
 DEFAULT_KILL_DEEP_WIDTH: int
 DEFAULT_KILL_DEEP_BRANCH: int
 DEEP_BRANCH_MAX: int
+NEXT_WIDTH_MAX: int

@@ -8,7 +8,7 @@ nesbot._core.evaluate for what each final board is worth.
 
 from libc.math cimport INFINITY, fabs
 from libc.stdint cimport uint8_t
-from libc.string cimport memcpy
+from libc.string cimport memcpy, memmove
 
 from nesbot._core.board cimport Board, has_tuck_spot
 from nesbot._core.evaluate cimport (
@@ -62,6 +62,7 @@ DEFAULT_DEEP_BRANCH = DEEP_BRANCH
 DEFAULT_KILL_DEEP_WIDTH = KILL_DEEP_WIDTH
 DEFAULT_KILL_DEEP_BRANCH = KILL_DEEP_BRANCH
 DEEP_BRANCH_MAX = MAX_DEEP_BRANCH
+NEXT_WIDTH_MAX = MAX_NEXT_WIDTH
 
 
 cdef inline bint branch_better(const Branch* a, const Branch* b) noexcept nogil:
@@ -188,7 +189,9 @@ cdef class Planner:
     the `width` best first placements are judged again by the expected value of the piece
     after the next, which the NES picker draws with rules.transition_odds given the next
     piece: for each of the 7, its best placement that plain paths reach at the gravity and
-    tap rate then. Ties go to the first found.
+    tap rate then; `next_width` N > 1: each first placement enters that list with its N
+    best placements of the next piece, so that it is worth its best continuation by the
+    lookahead's value, not by the two pieces'. Ties go to the first found.
 
     `weights`: anything nesbot._core.evaluate takes (nesbot.evaluation.weights.Weights, an evaluator
     of nesbot.evaluation.evaluators, or 17/18 floats). `first`: "search", the current piece's
@@ -224,6 +227,7 @@ cdef class Planner:
         self.kill_deep_width = KILL_DEEP_WIDTH
         self.kill_deep_branch = KILL_DEEP_BRANCH
         self.width = width
+        self.next_width = 1
         self.bound_pruning = True
         self.premove = 0
         self.reaction = 0
@@ -298,20 +302,21 @@ cdef class Planner:
         self.nodes_searched = self.first.count
         self.truncated_last = self.first.truncated
 
-    cdef void _best_pair(self, const GameC* g, const Piece* spawn, int a, bint searched,
-                         uint8_t judged_at, Candidate* out) noexcept nogil:
-        """First placement `a` with the best placement of the next piece after it (by plain
-        paths, or by the gamepad search when `searched`), its boards judged at `judged_at`
-        (judged_level(g), the same for every option of the choice)."""
+    cdef int _best_pairs(self, const GameC* g, const Piece* spawn, int a, bint searched,
+                         uint8_t judged_at, Candidate* out, int room) noexcept nogil:
+        """First placement `a` with the `room` best placements of the next piece after it
+        (by plain paths, or by the gamepad search when `searched`), best first into `out`;
+        returns how many (one, without the next piece's: a dead end). Its boards are judged
+        at `judged_at` (judged_level(g), the same for every option of the choice)."""
         cdef Placement* p1 = &self.first.placements[a]
         cdef Placement* p2
         cdef Board board1
         cdef Candidate c
         cdef uint8_t lines1[2]
         cdef uint8_t level1
-        cdef int b, cleared1, cleared2, height1
+        cdef int b, k, cleared1, cleared2, height1, count = 0
         cdef double landing1
-        cdef bint first_vetoed, has_best = False
+        cdef bint first_vetoed
         board1 = g.board
         cleared1 = lock_and_clear(&board1, p1.orientation, p1.x, p1.y)
         first_vetoed = next_spawn_blocked(&board1, g.next_piece, &self.weights)
@@ -342,11 +347,13 @@ cdef class Planner:
             c.chain.lock_height = height1
             c.chain.landing = landing1
             out[0] = c
-            return
-        # The best pair of this first placement (the next piece is re-planned when it
-        # spawns, so only the first placement's best continuation matters). Its board is
-        # judged at judged_level(g), as every board of this choice (Chain.judged_at); the
-        # lookahead's chains count the level the clears reach for their pieces' paths.
+            return 1
+        # The best pairs of this first placement (the next piece is re-planned when it
+        # spawns, so only the first placement's best continuations matter: the best by the
+        # two pieces, or its best few, whose lookahead values may rank otherwise). Their
+        # boards are judged at judged_level(g), as every board of this choice
+        # (Chain.judged_at); the lookahead's chains count the level the clears reach for
+        # their pieces' paths.
         for b in range(self.second.placement_count):
             p2 = &self.second.placements[b]
             c.chain.board = board1
@@ -358,25 +365,37 @@ cdef class Planner:
             c.verdict = judge_pair(&c.chain.board, cleared1, cleared2, c.chain.lock_height,
                                    c.chain.landing, first_vetoed, c.chain.judged_at,
                                    &self.weights)
-            if not has_best or better(&c.verdict, &out.verdict):
-                c.chain.level = level1
-                c.chain.lines[0] = lines1[0]
-                c.chain.lines[1] = lines1[1]
-                count_lines(&c.chain.level, c.chain.lines, cleared2)
-                out[0] = c
-                out.next_lock.x = p2.x
-                out.next_lock.y = p2.y
-                out.next_lock.orientation = p2.orientation
-                out.has_next = True
-                has_best = True
+            # its place among the best so far (an equal one stays behind: ties go to the
+            # first found)
+            k = count
+            while k > 0 and better(&c.verdict, &out[k - 1].verdict):
+                k -= 1
+            if k == room:
+                continue
+            c.chain.level = level1
+            c.chain.lines[0] = lines1[0]
+            c.chain.lines[1] = lines1[1]
+            count_lines(&c.chain.level, c.chain.lines, cleared2)
+            c.next_lock.x = p2.x
+            c.next_lock.y = p2.y
+            c.next_lock.orientation = p2.orientation
+            c.has_next = True
+            if count < room:
+                count += 1
+            memmove(&out[k + 1], &out[k], (count - 1 - k) * sizeof(Candidate))
+            out[k] = c
+        return count
 
     cdef int choose(self, const GameC* g, Verdict* verdict) noexcept nogil:
         cdef Piece spawn
-        cdef Candidate c
-        cdef int a, k, kept
+        cdef Candidate pairs[MAX_NEXT_WIDTH]
+        cdef int a, k, j, n, kept
         cdef int firsts[MAX_WIDTH]
         # Candidates kept for a second look: the lookahead's, or the next piece's search.
         cdef int room = self.width if self.lookahead or not self.plain_second else 1
+        # Pairs a first placement brings: without a lookahead its best pair decides alone.
+        cdef int per_first = min(max(self.next_width, 1), <int>MAX_NEXT_WIDTH) \
+            if self.lookahead else 1
         cdef uint8_t judged_at = judged_level(g)
         # The next piece spawns the same way after every first placement; the bot holds no
         # buttons through the entry delay, and DAS carries over unchanged.
@@ -385,18 +404,26 @@ cdef class Planner:
         spawn_piece(&spawn, g.next_piece)
         self._search_first(g)
         for a in range(self.first.placement_count):
-            self._best_pair(g, &spawn, a, False, judged_at, &c)
-            self._keep(&c, room)
+            n = self._best_pairs(g, &spawn, a, False, judged_at, pairs, per_first)
+            for j in range(n):
+                self._keep(&pairs[j], room)
         if not self.plain_second:
             # The gamepad search (tucks, spins) for the next piece, where it can change the
-            # choice: after the `width` first placements that plain paths rank best.
-            kept = self.candidate_count
-            for k in range(kept):
-                firsts[k] = self.candidates[k].first
+            # choice: after the `width` first placements that plain paths rank best (each
+            # once, however many of its pairs were kept).
+            kept = 0
+            for k in range(self.candidate_count):
+                j = 0
+                while j < kept and firsts[j] != self.candidates[k].first:
+                    j += 1
+                if j == kept:
+                    firsts[kept] = self.candidates[k].first
+                    kept += 1
             self.candidate_count = 0
             for k in range(kept):
-                self._best_pair(g, &spawn, firsts[k], True, judged_at, &c)
-                self._keep(&c, room)
+                n = self._best_pairs(g, &spawn, firsts[k], True, judged_at, pairs, per_first)
+                for j in range(n):
+                    self._keep(&pairs[j], room)
         if self.lookahead:
             self._look_ahead(NES_PIECE_TYPE[g.next_piece], False, g.level)
         return self._commit(g, verdict)

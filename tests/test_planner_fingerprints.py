@@ -74,6 +74,31 @@ PINNED = {
         69,
     ),
     "--lookahead 0": (PlannerSettings(lookahead=0), 19, FRAMES, "a60cd8262e792445", 65),
+    # each first placement judged by the lookahead with its two best pairs
+    "--next-width 2": (PlannerSettings(next_width=2), 19, FRAMES, "7022453590f80af4", 67),
+    "--reaction 18 --next-width 2": (
+        PlannerSettings(reaction=18, next_width=2),
+        19,
+        FRAMES,
+        "4410ebc0b4fc53be",
+        144,
+    ),
+    # the next piece's search after the kept first placements, each searched once
+    "--lookahead 1 --next-search search --next-width 2": (
+        PlannerSettings(lookahead=1, next_search="search", next_width=2),
+        19,
+        FRAMES,
+        "c8dc61cf2e720138",
+        67,
+    ),
+    # without a lookahead a first placement's best pair decides alone: as --lookahead 0
+    "--lookahead 0 --next-width 2": (
+        PlannerSettings(lookahead=0, next_width=2),
+        19,
+        FRAMES,
+        "a60cd8262e792445",
+        65,
+    ),
 }
 
 

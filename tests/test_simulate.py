@@ -369,6 +369,29 @@ def test_saved_games_of_an_older_nesbot_go_on_as_the_run_they_were(tmp_path):
     assert len(path.read_text().splitlines()) == 3
 
 
+def test_saved_games_from_before_next_width_are_the_runs_of_one_pair_each(tmp_path):
+    """A file whose run names no next_width (nesbot before it) was played with each first
+    placement's best pair alone: a run with next_width 1 goes on from it, 2 is another."""
+    path = tmp_path / "games.jsonl"
+    simulate(MEATFIGHTER, 1, level=19, seed=12, progress=False, save_games=path)
+    header, *games = (json.loads(line) for line in path.read_text().splitlines())
+    assert header["run"]["settings"]["next_width"] == 1
+    del header["run"]["settings"]["next_width"]
+    path.write_text("".join(json.dumps(line) + "\n" for line in [header, *games]))
+    with pytest.raises(NesbotError, match="holds the games of another run"):
+        simulate(
+            MEATFIGHTER,
+            2,
+            level=19,
+            seed=12,
+            settings=PlannerSettings(next_width=2),
+            progress=False,
+            save_games=path,
+        )
+    _, results = simulate(MEATFIGHTER, 1, level=19, seed=12, progress=False, save_games=path)
+    assert results[0] == {k: v for k, v in games[0].items() if k != "index"}  # not played again
+
+
 def test_simulate_json_and_plot(tmp_path):
     plot = tmp_path / "scores.png"
     result = nesbot(

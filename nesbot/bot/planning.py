@@ -15,6 +15,7 @@ from nesbot._core.planner import (
     DEFAULT_DEEP_WIDTH,
     DEFAULT_KILL_DEEP_BRANCH,
     DEFAULT_KILL_DEEP_WIDTH,
+    NEXT_WIDTH_MAX,
     Planner,
 )
 from nesbot.errors import NesbotError
@@ -58,7 +59,10 @@ class PlannerSettings:
     the best placement. deep_width, deep_branch: lookahead 2's first placements judged two
     unknown pieces deep, and the first unknown piece's placements followed (BY_FORMAT: 6
     and 4 with a reaction at 30 Hz, else 3 and 2; the field then holds the number); the
-    kill_screen_ pair: the same in plans made from level 29 on.
+    kill_screen_ pair: the same in plans made from level 29 on. next_width: with a
+    lookahead, each first placement enters the `width` its lookahead judges with its
+    next_width best placements of the next piece (by the two pieces), so it is worth its
+    best continuation by the lookahead's value (1: its best pair alone).
     """
 
     tap_hz: int = 30
@@ -72,6 +76,7 @@ class PlannerSettings:
     deep_branch: int = BY_FORMAT
     kill_screen_deep_width: int = DEFAULT_KILL_DEEP_WIDTH
     kill_screen_deep_branch: int = DEFAULT_KILL_DEEP_BRANCH
+    next_width: int = 1
 
     def __post_init__(self) -> None:
         wide = self.reaction > 0 and self.tap_hz == 30
@@ -102,6 +107,8 @@ class PlannerSettings:
                 raise NesbotError(f"{width_name} {width} is outside 1-{self.width}")
             if not 1 <= branch <= DEEP_BRANCH_MAX:
                 raise NesbotError(f"{branch_name} {branch} is outside 1-{DEEP_BRANCH_MAX}")
+        if not 1 <= self.next_width <= NEXT_WIDTH_MAX:
+            raise NesbotError(f"--next-width {self.next_width} is outside 1-{NEXT_WIDTH_MAX}")
         if self.next_search not in NEXT_SEARCHES:
             raise NesbotError(
                 f"--next-search {self.next_search!r} is not one of {', '.join(NEXT_SEARCHES)}"
@@ -115,12 +122,15 @@ class PlannerSettings:
 DEFAULT_SETTINGS = PlannerSettings()
 
 
-def settings_before_kill_screen_search(settings: dict[str, Any]) -> dict[str, Any]:
-    """PlannerSettings fields saved (asdict) before the kill_screen_ widths existed: those
-    plans searched as deep from level 29 as before it."""
+def settings_saved_before(settings: dict[str, Any]) -> dict[str, Any]:
+    """PlannerSettings fields saved (asdict) by an older nesbot, with the fields added
+    since at what those plans did: before the kill_screen_ widths they searched as deep
+    from level 29 as before it, and before next_width each first placement brought its
+    best pair alone."""
     return {
         "kill_screen_deep_width": settings.get("deep_width", DEFAULT_DEEP_WIDTH),
         "kill_screen_deep_branch": settings.get("deep_branch", DEFAULT_DEEP_BRANCH),
+        "next_width": 1,
     } | settings
 
 
@@ -155,5 +165,6 @@ def build_planner(
     planner.deep_branch = settings.deep_branch
     planner.kill_deep_width = settings.kill_screen_deep_width
     planner.kill_deep_branch = settings.kill_screen_deep_branch
+    planner.next_width = settings.next_width
     planner.reaction = settings.reaction
     return planner

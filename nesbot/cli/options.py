@@ -112,6 +112,7 @@ def add_planner_options(parser: argparse.ArgumentParser, reaction: bool = True) 
         FORMAT_DEEP_WIDTH,
         LOOKAHEADS,
         NEXT_SEARCHES,
+        NEXT_WIDTH_MAX,
         TAP_RATES,
     )
 
@@ -154,6 +155,13 @@ def add_planner_options(parser: argparse.ArgumentParser, reaction: bool = True) 
         f"followed for each (0: {FORMAT_DEEP_BRANCH} with --reaction at 30 Hz, else "
         f"{DEFAULT_DEEP_BRANCH}; from level 29 {DEFAULT_KILL_DEEP_BRANCH})",
     )
+    parser.add_argument(
+        "--next-width",
+        type=whole_number,
+        default=1,
+        help="with a lookahead: each first placement's best placements of the next piece "
+        f"(by the two pieces) that it judges, 1-{NEXT_WIDTH_MAX} (1: the best pair alone)",
+    )
     if not reaction:
         return
     parser.add_argument(
@@ -192,6 +200,7 @@ def planner_settings(args: argparse.Namespace) -> "PlannerSettings":
         next_search=args.next_search,
         deep_width=args.deep_width,
         deep_branch=args.deep_branch,
+        next_width=args.next_width,
         premove=getattr(args, "premove", 0),
         hedge=getattr(args, "hedge", True),
     )

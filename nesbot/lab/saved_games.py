@@ -15,7 +15,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from nesbot.bot.planning import settings_before_kill_screen_search
+from nesbot.bot.planning import settings_saved_before
 from nesbot.errors import NesbotError
 
 FORMAT = "nesbot simulate games 1"
@@ -24,7 +24,7 @@ FORMAT = "nesbot simulate games 1"
 def _as_today(run: Any) -> Any:
     """A run named by an older nesbot, with the settings added since at what it played."""
     if isinstance(run, dict) and isinstance(run.get("settings"), dict):
-        return run | {"settings": settings_before_kill_screen_search(run["settings"])}
+        return run | {"settings": settings_saved_before(run["settings"])}
     return run
 
 

@@ -35,7 +35,7 @@ from nesbot.bot.planning import (
     DEFAULT_DEEP_WIDTH,
     DEFAULT_SETTINGS,
     PlannerSettings,
-    settings_before_kill_screen_search,
+    settings_saved_before,
 )
 from nesbot.errors import NesbotError
 from nesbot.evaluation.evaluators import Evaluator
@@ -305,7 +305,7 @@ def load_checkpoint(
         "reach_excess": 0.0,
     } | data["config"]
     old_settings = saved.get("settings", {})
-    saved["settings"] = settings_before_kill_screen_search(
+    saved["settings"] = settings_saved_before(
         {
             "premove": 0,
             # played without the hedge, which only a reaction uses
