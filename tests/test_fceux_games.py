@@ -27,7 +27,9 @@ def play_and_compare(
     earlier) to step `until`, written as FCEUX frames from power-on; the end states in
     nes-py and in FCEUX, and the game's result. `settle`: nes-py's RAM is read after one
     more step without buttons, which runs the last frame's logic where a step ends before
-    it (past the pad poll, docs/steps.md); FCEUX's is read after that logic."""
+    it (past the pad poll, docs/steps.md); FCEUX's is read after that logic. FCEUX's
+    picture (tmp_path / "fceux.png") is taken before its last frame runs: the end state's
+    "shot_next" is the next piece its preview shows."""
     recorder = level_menu_at(start_after)
     emulator.observers[:] = [recorder]
     try:
@@ -44,7 +46,7 @@ def play_and_compare(
     write_fm2(movie, bytes(recorder.log.frames), fceux_rom_md5(rom.data))
     fceux = fceux_end_state(movie, rom.path, screenshot=tmp_path / "fceux.png")
     fceux.pop("frames")
-    return nes_py, fceux, result
+    return nes_py, fceux, result, fceux.pop("shot_next")
 
 
 @pytest.mark.parametrize(
@@ -54,7 +56,7 @@ def test_the_bots_game_is_the_same_game_in_fceux(
     tmp_path, rom, emulator, boot, level_menu_at, level, reaction, frames
 ):
     start = boot.state.frame
-    nes_py, fceux, result = play_and_compare(
+    nes_py, fceux, result, shown_next = play_and_compare(
         tmp_path,
         rom,
         emulator,
@@ -73,7 +75,7 @@ def test_the_bots_game_is_the_same_game_in_fceux(
         fceux["score"],
         fceux["level"],
     )
-    assert reading.next == PIECE_NAMES[PIECE_TYPE[fceux["next"]]]
+    assert reading.next == PIECE_NAMES[PIECE_TYPE[shown_next]]
     assert reading.geometry.match > 0.9 and min(reading.confidence.values()) > 0.5
 
 
@@ -84,7 +86,7 @@ def test_a_game_past_step_57000_is_the_same_game_in_fceux(tmp_path, rom, emulato
     a step ends between a frame's poll and its logic: nes-py's RAM is compared after the
     last frame's logic too (a game whose last frame scores a clear showed the lines and the
     play state a frame apart before)."""
-    nes_py, fceux, result = play_and_compare(
+    nes_py, fceux, result, _ = play_and_compare(
         tmp_path,
         rom,
         emulator,

@@ -22,11 +22,20 @@ PINNED = {
     # playouts, and the stack's height half as dear at levels 19-28 (in these 3,000 frames
     # only the games without the hedge or with the premove stack that high)
     "defaults": (PlannerSettings(), 19, FRAMES, "16f85f9ef77af4b9", 67),
-    # with a reaction at 30 Hz lookahead 2 judges 6 first placements, 4 of the third piece's
-    "--reaction 18": (PlannerSettings(reaction=18), 19, FRAMES, "7039ee52595d7bf1", 146),
+    # with a reaction at 30 Hz lookahead 2 judges 6 first placements, 4 of the third piece's,
+    # and each first placement with its two best pairs
+    "--reaction 18": (PlannerSettings(reaction=18), 19, FRAMES, "4410ebc0b4fc53be", 144),
+    # the best pair alone, as before --next-width: the same decisions as then
+    "--reaction 18 --next-width 1": (
+        PlannerSettings(reaction=18, next_width=1),
+        19,
+        FRAMES,
+        "7039ee52595d7bf1",
+        146,
+    ),
     # the widths before they depended on the reaction: the same decisions as then
-    "--reaction 18 --deep-width 3 --deep-branch 2": (
-        PlannerSettings(reaction=18, deep_width=3, deep_branch=2),
+    "--reaction 18 --deep-width 3 --deep-branch 2 --next-width 1": (
+        PlannerSettings(reaction=18, deep_width=3, deep_branch=2, next_width=1),
         19,
         FRAMES,
         "69ff4ea60deb0512",
@@ -36,16 +45,16 @@ PINNED = {
         PlannerSettings(reaction=18, hedge=False),
         19,
         FRAMES,
-        "73c6f18d7a3d35c3",
-        148,
+        "1e9976eecf56bb53",
+        145,
     ),
     # Six plans a blind piece: half the frames keep it as quick as the others.
     "--reaction 18 --premove 2": (
         PlannerSettings(reaction=18, premove=2),
         19,
         FRAMES // 2,
-        "679b89c4e9dcda38",
-        76,
+        "adb64105daf67b9a",
+        75,
     ),
     "--level 29": (PlannerSettings(), 29, FRAMES, "312b6454dab0e91c", 97),
     # and from level 29 keeps a lower stack (the fitted weights, a price on its height on top),
@@ -54,8 +63,8 @@ PINNED = {
         PlannerSettings(reaction=18),
         29,
         FRAMES,
-        "d326a4acc5917c29",
-        110,
+        "a63aea2732a2a290",
+        116,
     ),
     # the kill screen's widths reach its plans: narrower, other decisions (level 19's
     # widths, 3 and 2, decide otherwise too)
@@ -63,8 +72,8 @@ PINNED = {
         PlannerSettings(reaction=18, kill_screen_deep_width=2, kill_screen_deep_branch=1),
         29,
         FRAMES,
-        "affc6a3ad1bb2d8c",
-        119,
+        "866c39912028c29e",
+        115,
     ),
     "--lookahead 1 --next-search search": (
         PlannerSettings(lookahead=1, next_search="search"),
@@ -76,13 +85,6 @@ PINNED = {
     "--lookahead 0": (PlannerSettings(lookahead=0), 19, FRAMES, "a60cd8262e792445", 65),
     # each first placement judged by the lookahead with its two best pairs
     "--next-width 2": (PlannerSettings(next_width=2), 19, FRAMES, "7022453590f80af4", 67),
-    "--reaction 18 --next-width 2": (
-        PlannerSettings(reaction=18, next_width=2),
-        19,
-        FRAMES,
-        "4410ebc0b4fc53be",
-        144,
-    ),
     # the next piece's search after the kept first placements, each searched once
     "--lookahead 1 --next-search search --next-width 2": (
         PlannerSettings(lookahead=1, next_search="search", next_width=2),

@@ -110,6 +110,7 @@ def add_planner_options(parser: argparse.ArgumentParser, reaction: bool = True) 
         DEFAULT_LOOKAHEAD,
         FORMAT_DEEP_BRANCH,
         FORMAT_DEEP_WIDTH,
+        FORMAT_NEXT_WIDTH,
         LOOKAHEADS,
         NEXT_SEARCHES,
         NEXT_WIDTH_MAX,
@@ -158,9 +159,10 @@ def add_planner_options(parser: argparse.ArgumentParser, reaction: bool = True) 
     parser.add_argument(
         "--next-width",
         type=whole_number,
-        default=1,
+        default=BY_FORMAT,
         help="with a lookahead: each first placement's best placements of the next piece "
-        f"(by the two pieces) that it judges, 1-{NEXT_WIDTH_MAX} (1: the best pair alone)",
+        f"(by the two pieces) that it judges, up to {NEXT_WIDTH_MAX}; 1: the best pair alone "
+        f"(0: {FORMAT_NEXT_WIDTH} with --reaction at 30 Hz, else 1)",
     )
     if not reaction:
         return

@@ -13,7 +13,8 @@ piece had a placement that made none (with a reaction, not every one of those is
 once the next piece is seen). Points are the line clears', as the pre-29 figure counts
 them, paired game by game with the first `--reactions` value.
 
-    .venv/bin/python scripts/strength/burns.py --games 100 --seed 7000 --workers 2
+    .venv/bin/python scripts/strength/burns.py --games 100 --seed 7000 --workers 2 \\
+        --next-width 1
 """
 
 import argparse
@@ -25,7 +26,12 @@ from piece_by_piece import BANDS, LEVEL, PieceByPiece
 from nesbot._core.game import Game
 from nesbot._core.moves import Searcher
 from nesbot._core.pieces import KILL_SCREEN_LEVEL, POINTS
-from nesbot.bot.planning import PlannerSettings
+from nesbot.bot.planning import (
+    FORMAT_DEEP_BRANCH,
+    FORMAT_DEEP_WIDTH,
+    FORMAT_NEXT_WIDTH,
+    PlannerSettings,
+)
 from nesbot.evaluation.evaluators import get_evaluator
 from nesbot.lab.simulate import GameSpec, map_indexed
 from nesbot.nes.ram import bcd_value
@@ -137,12 +143,23 @@ def main() -> None:
     parser.add_argument(
         "--reactions", default="18,0", help="comma-separated reactions, each its own run"
     )
+    parser.add_argument(
+        "--next-width",
+        type=int,
+        default=FORMAT_NEXT_WIDTH,
+        help="the planner's --next-width for every run (the format's default)",
+    )
     parser.add_argument("--workers", type=int, default=1)
     args = parser.parse_args()
     runs = {}
     for reaction in (int(r) for r in args.reactions.split(",")):
         # the format's lookahead widths too (without a reaction the default is narrower)
-        settings = PlannerSettings(reaction=reaction, deep_width=6, deep_branch=4)
+        settings = PlannerSettings(
+            reaction=reaction,
+            deep_width=FORMAT_DEEP_WIDTH,
+            deep_branch=FORMAT_DEEP_BRANCH,
+            next_width=args.next_width,
+        )
         evaluator = get_evaluator(None, reaction=FORMAT_REACTION)
         specs = [
             GameSpec(evaluator, settings, LEVEL, args.seed, i, KILL_SCREEN_LEVEL, same_pieces=True)

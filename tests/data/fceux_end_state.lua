@@ -4,12 +4,18 @@
 -- one frame more, with no input.) Lines and score are BCD in RAM ($70-$71, $73-$75, little-endian);
 -- the piece is its orientation ID ($62), the column its origin's ($60), the next piece its
 -- spawn orientation ($BF). With NESBOT_FCEUX_SHOT set, FCEUX's picture of the last frame is
--- saved there too (a PNG of 256 x 224, FCEUX's palette).
+-- saved there too (a PNG of 256 x 224, FCEUX's palette), taken before that frame runs, with
+-- the next piece RAM held then (shot_next): where the last frame spawns a piece, the
+-- picture's preview still shows the piece that spawns.
 local function bcd(byte) return math.floor(byte / 16) * 10 + byte % 16 end
 local shot = os.getenv("NESBOT_FCEUX_SHOT")
+local shot_next
 emu.speedmode("maximum")
 while emu.framecount() < movie.length() do
-  if shot and emu.framecount() == movie.length() - 1 then gui.savescreenshotas(shot) end
+  if shot and emu.framecount() == movie.length() - 1 then
+    gui.savescreenshotas(shot)
+    shot_next = memory.readbyte(0xBF)
+  end
   emu.frameadvance()
 end
 local out = io.open(os.getenv("NESBOT_FCEUX_OUT"), "w")
@@ -20,6 +26,7 @@ out:write(string.format(
   bcd(memory.readbyte(0x73)) + 100 * bcd(memory.readbyte(0x74)) + 10000 * bcd(memory.readbyte(0x75)),
   memory.readbyte(0x64), memory.readbyte(0x68), memory.readbyte(0xC0), memory.readbyte(0xB1),
   memory.readbyte(0x62), memory.readbyte(0x60), memory.readbyte(0xBF)))
+if shot_next then out:write(string.format("shot_next=%d\n", shot_next)) end
 out:close()
 -- FCEUX then crashes on its way out (status 139), after the file is written.
 os.exit(0)
