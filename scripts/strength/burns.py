@@ -58,10 +58,6 @@ def holes(rows: list[int]) -> tuple[int, int]:
     return stack, well
 
 
-def lines_of(game: Game) -> int:
-    return bcd_value(*game.state()["lines"])
-
-
 def has_clean_placement(searcher: Searcher, game: Game, before: tuple[int, int]) -> bool:
     """Whether the active piece had a placement that makes no hole nor covers the well."""
     for x, y, orientation, _ in searcher.placements_of(game):
@@ -82,22 +78,22 @@ def one_game(spec: GameSpec) -> dict[str, float]:
     game = by_piece.game
     counts: Counter[str] = Counter()
     for band in by_piece.bands():
-        level = game.state()["level"]
-        found = holes(game.state()["rows"])
-        lines = lines_of(game)
+        state = game.state()  # one read a side of the piece: state() copies the whole game
+        found = holes(state["rows"])
         before = game.copy()
         by_piece.play_piece()
         if game.topped_out:
             break
-        cleared = lines_of(game) - lines
+        after = game.state()
+        cleared = bcd_value(*after["lines"]) - bcd_value(*state["lines"])
         counts[f"{band} pieces"] += 1
         if cleared:
             counts[f"{band} lines"] += cleared
-            counts[f"{band} points"] += LINE_POINTS[cleared] * (level + 1)
+            counts[f"{band} points"] += LINE_POINTS[cleared] * (state["level"] + 1)
             kind = "tetris" if cleared == 4 else "holed" if sum(found) else "clean"
             counts[f"{band} {kind}"] += cleared
             continue
-        left = holes(game.state()["rows"])
+        left = holes(after["rows"])
         if left[0] > found[0] or left[1] > found[1]:
             counts[f"{band} made"] += 1
             counts[f"{band} avoidable"] += has_clean_placement(by_piece.searcher, before, found)
@@ -151,6 +147,7 @@ def main() -> None:
     )
     parser.add_argument("--workers", type=int, default=1)
     args = parser.parse_args()
+    evaluator = get_evaluator(None, reaction=FORMAT_REACTION)
     runs = {}
     for reaction in (int(r) for r in args.reactions.split(",")):
         # the format's lookahead widths too (without a reaction the default is narrower)
@@ -160,7 +157,6 @@ def main() -> None:
             deep_branch=FORMAT_DEEP_BRANCH,
             next_width=args.next_width,
         )
-        evaluator = get_evaluator(None, reaction=FORMAT_REACTION)
         specs = [
             GameSpec(evaluator, settings, LEVEL, args.seed, i, KILL_SCREEN_LEVEL, same_pieces=True)
             for i in range(args.games)
