@@ -289,29 +289,36 @@ def test_output_into_a_closed_pipe_ends_quietly():
     assert result.returncode == 1 and "Error" not in result.stderr
 
 
+PLANNING_COMMANDS = ("play", "simulate", "rate", "explain")
+
+
+def planner_settings_of(command: str, *options: str):
+    """The PlannerSettings `command` (any of PLANNING_COMMANDS) parses `options` into."""
+    from nesbot.cli import build_parser
+    from nesbot.cli.options import planner_settings
+
+    argv = [command, *(["FILE"] if command in ("rate", "explain") else []), *options]
+    return planner_settings(build_parser().parse_args(argv))
+
+
 def test_the_lookaheads_breadth_is_an_option_of_every_planning_command():
     """--deep-width and --deep-branch reach the planner's settings (before level 29; the
     kill screen keeps its own); 0 or none is the format's default (wider with a reaction at
     30 Hz); outside 0-8 they are a one-line error."""
     from nesbot.bot.planning import PlannerSettings
-    from nesbot.cli import build_parser
-    from nesbot.cli.options import planner_settings
 
-    for command in ("play", "simulate", "rate", "explain"):
-        argv = [command, "--deep-width", "6", "--deep-branch", "4"]
-        if command in ("rate", "explain"):
-            argv.insert(1, "FILE")
-        settings = planner_settings(build_parser().parse_args(argv))
+    for command in PLANNING_COMMANDS:
+        settings = planner_settings_of(command, "--deep-width", "6", "--deep-branch", "4")
         assert (settings.deep_width, settings.deep_branch) == (6, 4), command
         assert settings.kill_screen_deep_width == PlannerSettings().kill_screen_deep_width
-    for argv, widths in (
-        (["simulate"], (3, 2)),
-        (["simulate", "--reaction", "18"], (6, 4)),
-        (["simulate", "--reaction", "18", "--tap-hz", "20"], (3, 2)),
-        (["simulate", "--reaction", "18", "--deep-width", "0", "--deep-branch", "3"], (6, 3)),
+    for options, widths in (
+        ((), (3, 2)),
+        (("--reaction", "18"), (6, 4)),
+        (("--reaction", "18", "--tap-hz", "20"), (3, 2)),
+        (("--reaction", "18", "--deep-width", "0", "--deep-branch", "3"), (6, 3)),
     ):
-        settings = planner_settings(build_parser().parse_args(argv))
-        assert (settings.deep_width, settings.deep_branch) == widths, argv
+        settings = planner_settings_of("simulate", *options)
+        assert (settings.deep_width, settings.deep_branch) == widths, options
     _assert_one_line_error(
         nesbot("simulate", "--games", "1", "--deep-width", "9"), "--deep-width 9"
     )
@@ -325,18 +332,13 @@ def test_the_next_pieces_width_is_an_option_of_every_planning_command():
     format's default (2 with a reaction at 30 Hz, else 1); above 4 it is a one-line
     error."""
     from nesbot.bot.planning import PlannerSettings, build_planner
-    from nesbot.cli import build_parser
-    from nesbot.cli.options import planner_settings
     from nesbot.evaluation.evaluators import get_evaluator
 
     assert PlannerSettings().next_width == 1
     assert PlannerSettings(reaction=18).next_width == 2
     assert PlannerSettings(reaction=18, tap_hz=20).next_width == 1
-    for command in ("play", "simulate", "rate", "explain"):
-        argv = [command, "--next-width", "2"]
-        if command in ("rate", "explain"):
-            argv.insert(1, "FILE")
-        settings = planner_settings(build_parser().parse_args(argv))
+    for command in PLANNING_COMMANDS:
+        settings = planner_settings_of(command, "--next-width", "2")
         assert settings.next_width == 2, command
     assert build_planner(get_evaluator(), settings).next_width == 2
     _assert_one_line_error(
