@@ -329,18 +329,22 @@ def test_the_lookaheads_breadth_is_an_option_of_every_planning_command():
 
 def test_the_next_pieces_width_is_an_option_of_every_planning_command():
     """--next-width reaches the planner's settings and the planner; 0 or none is the
-    format's default (2 with a reaction at 30 Hz, else 1); above 4 it is a one-line
-    error."""
+    tap rate's default (2 at 30 Hz, else 1); above 4 it is a one-line error."""
     from nesbot.bot.planning import PlannerSettings, build_planner
     from nesbot.evaluation.evaluators import get_evaluator
 
-    assert PlannerSettings().next_width == 1
+    assert PlannerSettings().next_width == 2
     assert PlannerSettings(reaction=18).next_width == 2
+    assert PlannerSettings(tap_hz=20).next_width == 1
     assert PlannerSettings(reaction=18, tap_hz=20).next_width == 1
+    # at another tap rate (a log's measured one) the widths left to the format are its own
+    assert PlannerSettings().at_tap_hz(20) == PlannerSettings(tap_hz=20)
+    assert PlannerSettings(reaction=18).at_tap_hz(20) == PlannerSettings(reaction=18, tap_hz=20)
+    assert PlannerSettings(next_width=3).at_tap_hz(20).next_width == 3  # given, kept
     for command in PLANNING_COMMANDS:
-        settings = planner_settings_of(command, "--next-width", "2")
-        assert settings.next_width == 2, command
-    assert build_planner(get_evaluator(), settings).next_width == 2
+        settings = planner_settings_of(command, "--next-width", "3")
+        assert settings.next_width == 3, command
+    assert build_planner(get_evaluator(), settings).next_width == 3
     _assert_one_line_error(
         nesbot("simulate", "--games", "1", "--next-width", "5"), "--next-width 5"
     )

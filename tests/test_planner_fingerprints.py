@@ -20,8 +20,11 @@ PINNED = {
     # nesbot-rightwell-tall, the default with a reaction and without, prices towers
     # (extreme_gap 12) and wells deeper than a Tetris (well_sums), its weights fitted to
     # playouts, and the stack's height half as dear at levels 19-28 (in these 3,000 frames
-    # only the games without the hedge or with the premove stack that high)
-    "defaults": (PlannerSettings(), 19, FRAMES, "16f85f9ef77af4b9", 67),
+    # only the games without the hedge or with the premove stack that high); at 30 Hz each
+    # first placement is judged with its two best pairs
+    "defaults": (PlannerSettings(), 19, FRAMES, "7022453590f80af4", 67),
+    # the best pair alone, as before level 19 had two: the same decisions as then
+    "--next-width 1": (PlannerSettings(next_width=1), 19, FRAMES, "16f85f9ef77af4b9", 67),
     # with a reaction at 30 Hz lookahead 2 judges 6 first placements, 4 of the third piece's,
     # and each first placement with its two best pairs
     "--reaction 18": (PlannerSettings(reaction=18), 19, FRAMES, "4410ebc0b4fc53be", 144),
@@ -56,7 +59,14 @@ PINNED = {
         "adb64105daf67b9a",
         75,
     ),
-    "--level 29": (PlannerSettings(), 29, FRAMES, "312b6454dab0e91c", 97),
+    "--level 29": (PlannerSettings(), 29, FRAMES, "19e2af14d4d089dd", 99),
+    "--level 29 --next-width 1": (
+        PlannerSettings(next_width=1),
+        29,
+        FRAMES,
+        "312b6454dab0e91c",
+        97,
+    ),
     # and from level 29 keeps a lower stack (the fitted weights, a price on its height on top),
     # its lookahead 2 wider and deeper there
     "--level 29 --reaction 18": (
@@ -75,24 +85,22 @@ PINNED = {
         "866c39912028c29e",
         115,
     ),
+    # the next piece's search after the kept first placements, each searched once
     "--lookahead 1 --next-search search": (
         PlannerSettings(lookahead=1, next_search="search"),
+        19,
+        FRAMES,
+        "c8dc61cf2e720138",
+        67,
+    ),
+    "--lookahead 1 --next-search search --next-width 1": (
+        PlannerSettings(lookahead=1, next_search="search", next_width=1),
         19,
         FRAMES,
         "1646024ade303f98",
         69,
     ),
     "--lookahead 0": (PlannerSettings(lookahead=0), 19, FRAMES, "a60cd8262e792445", 65),
-    # each first placement judged by the lookahead with its two best pairs
-    "--next-width 2": (PlannerSettings(next_width=2), 19, FRAMES, "7022453590f80af4", 67),
-    # the next piece's search after the kept first placements, each searched once
-    "--lookahead 1 --next-search search --next-width 2": (
-        PlannerSettings(lookahead=1, next_search="search", next_width=2),
-        19,
-        FRAMES,
-        "c8dc61cf2e720138",
-        67,
-    ),
     # without a lookahead a first placement's best pair decides alone: as --lookahead 0
     "--lookahead 0 --next-width 2": (
         PlannerSettings(lookahead=0, next_width=2),

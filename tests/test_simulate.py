@@ -373,7 +373,8 @@ def test_saved_games_from_before_next_width_are_the_runs_of_one_pair_each(tmp_pa
     """A file whose run names no next_width (nesbot before it) was played with each first
     placement's best pair alone: a run with next_width 1 goes on from it, 2 is another."""
     path = tmp_path / "games.jsonl"
-    simulate(MEATFIGHTER, 1, level=19, seed=12, progress=False, save_games=path)
+    one_pair = PlannerSettings(next_width=1)
+    simulate(MEATFIGHTER, 1, level=19, seed=12, settings=one_pair, progress=False, save_games=path)
     header, *games = (json.loads(line) for line in path.read_text().splitlines())
     assert header["run"]["settings"]["next_width"] == 1
     del header["run"]["settings"]["next_width"]
@@ -388,7 +389,9 @@ def test_saved_games_from_before_next_width_are_the_runs_of_one_pair_each(tmp_pa
             progress=False,
             save_games=path,
         )
-    _, results = simulate(MEATFIGHTER, 1, level=19, seed=12, progress=False, save_games=path)
+    _, results = simulate(
+        MEATFIGHTER, 1, level=19, seed=12, settings=one_pair, progress=False, save_games=path
+    )
     assert results[0] == {k: v for k, v in games[0].items() if k != "index"}  # not played again
 
 

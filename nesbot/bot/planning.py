@@ -6,8 +6,8 @@
 bot on the ROM and the simulated games always plan alike.
 """
 
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import Any, ClassVar
 
 from nesbot._core.planner import (
     DEEP_BRANCH_MAX,
@@ -36,10 +36,11 @@ DEFAULT_WIDTH = 8
 # before level 29").
 FORMAT_DEEP_WIDTH = 6
 FORMAT_DEEP_BRANCH = 4
-# With a reaction at 30 Hz each first placement brings its two best pairs to the lookahead:
-# +18,343 before level 29 and +17,233 at level 39 on 1,000 fresh games (docs/strength.md,
-# "Each first placement by its best continuation"); elsewhere it was not measured.
-FORMAT_NEXT_WIDTH = 2
+# At 30 Hz each first placement brings its two best pairs to the lookahead: with a reaction
+# +18,343 before level 29 and +17,233 at level 39 on 1,000 fresh games, from level 19
+# without one +19,688 and +35,871 (docs/strength.md, "Each first placement by its best
+# continuation"); at slower taps it was not measured.
+NEXT_WIDTH_30HZ = 2
 BY_FORMAT = 0  # deep_width, deep_branch, next_width: the default for the tap rate and reaction
 MAX_PREMOVE = 8  # each option costs about 7 plans
 
@@ -66,8 +67,8 @@ class PlannerSettings:
     kill_screen_ pair: the same in plans made from level 29 on. next_width: with a
     lookahead, each first placement enters the `width` its lookahead judges with its
     next_width best placements of the next piece (by the two pieces), so it is worth its
-    best continuation by the lookahead's value (1: its best pair alone; BY_FORMAT: 2 with
-    a reaction at 30 Hz, else 1).
+    best continuation by the lookahead's value (1: its best pair alone; BY_FORMAT: 2 at
+    30 Hz, else 1).
     """
 
     tap_hz: int = 30
@@ -82,16 +83,22 @@ class PlannerSettings:
     kill_screen_deep_width: int = DEFAULT_KILL_DEEP_WIDTH
     kill_screen_deep_branch: int = DEFAULT_KILL_DEEP_BRANCH
     next_width: int = BY_FORMAT
+    # The fields given as BY_FORMAT, which at_tap_hz chooses again (an attribute, not a
+    # field: the games files' run identity holds the fields alone).
+    _by_format: ClassVar[tuple[str, ...]] = ()
 
     def __post_init__(self) -> None:
-        wide = self.reaction > 0 and self.tap_hz == 30
-        for name, wide_default, default in (
-            ("deep_width", FORMAT_DEEP_WIDTH, DEFAULT_DEEP_WIDTH),
-            ("deep_branch", FORMAT_DEEP_BRANCH, DEFAULT_DEEP_BRANCH),
-            ("next_width", FORMAT_NEXT_WIDTH, 1),
-        ):
-            if getattr(self, name) == BY_FORMAT:
-                object.__setattr__(self, name, wide_default if wide else default)
+        fast = self.tap_hz == 30
+        wide = fast and self.reaction > 0
+        by_format = {
+            "deep_width": FORMAT_DEEP_WIDTH if wide else DEFAULT_DEEP_WIDTH,
+            "deep_branch": FORMAT_DEEP_BRANCH if wide else DEFAULT_DEEP_BRANCH,
+            "next_width": NEXT_WIDTH_30HZ if fast else 1,
+        }
+        left = tuple(name for name in by_format if getattr(self, name) == BY_FORMAT)
+        object.__setattr__(self, "_by_format", left)
+        for name in left:
+            object.__setattr__(self, name, by_format[name])
         if self.tap_hz not in TAP_RATES:
             raise NesbotError(f"--tap-hz {self.tap_hz} is not one of {sorted(TAP_RATES)}")
         if self.lookahead not in LOOKAHEADS:
@@ -123,6 +130,20 @@ class PlannerSettings:
     @property
     def tap_interval(self) -> int:
         return TAP_RATES[self.tap_hz]
+
+    def at_tap_hz(self, tap_hz: int) -> "PlannerSettings":
+        """These settings at another tap rate: the widths they left to the format are the
+        new rate's (dataclasses.replace would keep the old rate's), the others as given."""
+        return replace(
+            self,
+            tap_hz=tap_hz,
+            deep_width=self._as_given("deep_width"),
+            deep_branch=self._as_given("deep_branch"),
+            next_width=self._as_given("next_width"),
+        )
+
+    def _as_given(self, name: str) -> int:
+        return BY_FORMAT if name in self._by_format else getattr(self, name)
 
 
 DEFAULT_SETTINGS = PlannerSettings()

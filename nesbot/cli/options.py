@@ -110,9 +110,9 @@ def add_planner_options(parser: argparse.ArgumentParser, reaction: bool = True) 
         DEFAULT_LOOKAHEAD,
         FORMAT_DEEP_BRANCH,
         FORMAT_DEEP_WIDTH,
-        FORMAT_NEXT_WIDTH,
         LOOKAHEADS,
         NEXT_SEARCHES,
+        NEXT_WIDTH_30HZ,
         NEXT_WIDTH_MAX,
         TAP_RATES,
     )
@@ -162,7 +162,7 @@ def add_planner_options(parser: argparse.ArgumentParser, reaction: bool = True) 
         default=BY_FORMAT,
         help="with a lookahead: each first placement's best placements of the next piece "
         f"(by the two pieces) that it judges, up to {NEXT_WIDTH_MAX}; 1: the best pair alone "
-        f"(0: {FORMAT_NEXT_WIDTH} with --reaction at 30 Hz, else 1)",
+        f"(0: {NEXT_WIDTH_30HZ} at 30 Hz, else 1)",
     )
     if not reaction:
         return

@@ -177,7 +177,7 @@ def rate_pieces(
     if measure:
         settings = replace(
             settings,
-            planner=replace(settings.planner, tap_hz=speed.tap_hz),
+            planner=settings.planner.at_tap_hz(speed.tap_hz),
             das=speed.das,
             soft_drop=speed.soft_drop,
             timing_sd=speed.timing_sd,

@@ -179,14 +179,14 @@ class Rater:
         # places are played out by the same policy.
         self.playout_planner = build_planner(
             settings.evaluator,
-            replace(planner_settings, tap_hz=30, lookahead=0, premove=0),
+            replace(planner_settings.at_tap_hz(30), lookahead=0, premove=0),
             plain_first=True,
         )
         # That policy is weak on a high stack: it tops out where the bot's own search, with
         # its lookahead, lives on (a placement a player survived was once rated 820,000
         # points lost). A blunder it finds is played out again by the bot as it plays.
         self.confirm_planner = build_planner(
-            settings.evaluator, replace(planner_settings, tap_hz=30, premove=0)
+            settings.evaluator, replace(planner_settings.at_tap_hz(30), premove=0)
         )
         interval, das = planner_settings.tap_interval, settings.das
         self.searchers = [Searcher(interval, hold_shift=das)]

@@ -29,7 +29,7 @@ from nesbot._core.pieces import KILL_SCREEN_LEVEL, POINTS
 from nesbot.bot.planning import (
     FORMAT_DEEP_BRANCH,
     FORMAT_DEEP_WIDTH,
-    FORMAT_NEXT_WIDTH,
+    NEXT_WIDTH_30HZ,
     PlannerSettings,
 )
 from nesbot.evaluation.evaluators import get_evaluator
@@ -142,7 +142,7 @@ def main() -> None:
     parser.add_argument(
         "--next-width",
         type=int,
-        default=FORMAT_NEXT_WIDTH,
+        default=NEXT_WIDTH_30HZ,
         help="the planner's --next-width for every run (the format's default)",
     )
     parser.add_argument("--workers", type=int, default=1)
