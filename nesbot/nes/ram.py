@@ -43,6 +43,9 @@ LINE_INDEX = 0x77  # row being checked in play state 3
 CURTAIN_ROW = 0x78  # game-over curtain; not reset at game start
 
 # --- game-wide ---------------------------------------------------------------------------
+# The NMI sets it to 1 (just before the pad poll); the main loop clears it once the frame's
+# logic is done and it waits for the next NMI: 1 at a step's end = that logic still to run.
+NMI_WAITING = 0x33
 GAME_MODE_STATE = 0xA7  # reads 2 between frames during play
 FRAME_COUNTER = 0xB1  # 16-bit, little-endian, +1 every NMI
 RENDER_MODE = 0xBD
