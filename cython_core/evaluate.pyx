@@ -33,8 +33,8 @@ whatever covers it (StackRabbit's is ten times dearer under a tuck setup), and i
 come from nesbot's piece ranges (nesbot._core.piece_ranges.well_heights).
 
 The Python functions take `rows` as 22 masks (rows -2..19) or 20 masks (rows 0..19, hidden
-rows empty), each 0..0x3FF, and `weights` as 17 floats (meatfighter's features) or 42 (one
-per ALL_FEATURE_NAMES), with the ceiling weight as one more float last (else
+rows empty), each 0..0x3FF, and `weights` as 17 floats (meatfighter's features) or one per
+ALL_FEATURE_NAMES, with the ceiling weight as one more float last (else
 DEFAULT_CEILING_WEIGHT; calming rules on), or an object with `as_vector()` (one float per ALL_FEATURE_NAMES),
 `ceiling` and optionally `calming` (nesbot.evaluation.weights.Weights, nesbot.evaluation.evaluators.Evaluator);
 such an object's `kill_screen_vector()`, if it gives a list, weighs the positions from
@@ -365,6 +365,16 @@ cdef inline bint tetris_ready(const Board* b, int column, int height) noexcept n
     return True
 
 
+cdef inline int ready_rows_past_tetris(const Board* b, int well_height) noexcept nogil:
+    """The rows just above column 9's top (it is `well_height` rows tall) that are full but
+    for it, past the first 4: one I clears 4 of them, the rest wait for another."""
+    cdef int r = FIELD_ROWS - 1 - well_height, ready = 0
+    while r >= 0 and b.rows[r + BOARD_HIDDEN] == STACK_COLUMNS:
+        ready += 1
+        r -= 1
+    return ready - 4 if ready > 4 else 0
+
+
 cdef int nes_top_features(const int* heights, double safe_height, bint surface,
                           Features* out) noexcept nogil:
     # nes_features' features of the column tops alone (column 9's height, high_stack, the
@@ -502,6 +512,7 @@ cdef void well_features(const Board* b, const int* heights, int top_row, const W
                 out.f[F_BUILT_OUT_LEFT] = 0.0
                 break
     out.f[F_WELL_TETRIS_READY] = tetris_ready(b, WIDTH - 1, heights[WIDTH - 1])
+    out.f[F_WELL_PAST_TETRIS] = ready_rows_past_tetris(b, heights[WIDTH - 1])
     # Unable to burn: the middle's columns lower than column 8 (not counting rows the well
     # column fills beside it) must be filled before a burn can reach that height.
     top8 = heights[WIDTH - 2]
@@ -902,7 +913,7 @@ cdef inline bint is_top_feature(int i) noexcept nogil:
             or i == F_HIGH_STACK or i == F_SURFACE_VALUE
             or NES_FEATURE_END <= i < REACH_FEATURE_END
             or (REACH_FEATURE_END <= i < ALL_FEATURE_COUNT and i != F_UNABLE_TO_BURN
-                and i != F_WELL_TETRIS_READY))
+                and i != F_WELL_TETRIS_READY and i != F_WELL_PAST_TETRIS))
 
 
 cdef inline double least_term(int i, double weight) noexcept nogil:

@@ -157,6 +157,12 @@ FEATURES: tuple[Feature, ...] = (
     Feature("stack_height_over", "well", "(a tenth of columns 0-8's heights - scare)^2 above it"),
     Feature("extreme_gap", "well", "rows of height steps in columns 0-8 beyond 3"),
     Feature("stack_holes", "well", "covered empty cells in columns 0-8 (not the well)"),
+    Feature(
+        "well_past_tetris",
+        "well",
+        "rows full but for column 9 above its top, past the 4 an I clears: the ready rows a "
+        "drought of I pieces strands",
+    ),
 )
 
 

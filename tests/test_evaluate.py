@@ -403,7 +403,7 @@ def test_bad_inputs_raise_value_error():
         board_features_py([0] * 21)
     with pytest.raises(ValueError, match="outside"):
         board_features_py([0] * 19 + [0x400])
-    with pytest.raises(ValueError, match="17 or 42 floats"):
+    with pytest.raises(ValueError, match=f"17 or {len(ALL_FEATURE_NAMES)} floats"):
         evaluate_py([0] * 22, 0, 0, [1.0] * 16)
 
 

@@ -80,6 +80,18 @@ def test_tetris_ready_over_column_9():
     assert features(board_of([4] * 10))["well_tetris_ready"] == 0
 
 
+def test_ready_rows_past_a_tetris_are_counted_from_the_wells_bottom():
+    assert features(board_of([4] * 9 + [0]))["well_past_tetris"] == 0
+    assert features(board_of([10] * 9 + [0]))["well_past_tetris"] == 6
+    assert features(board_of([10] * 9 + [3]))["well_past_tetris"] == 3  # 7 ready over 3
+    rows = board_of([10] * 9 + [0])
+    rows[13] &= ~(1 << 4)  # row 13 (the 7th from the floor) not full: 6 ready under it
+    assert features(rows)["well_past_tetris"] == 2
+    rows = board_of([10] * 9 + [0])
+    rows[19] &= ~(1 << 2)  # the well's bottom row not full: nothing stands ready over it
+    assert features(rows)["well_past_tetris"] == 0
+
+
 def test_holes_are_counted_beside_the_well_only():
     rows = board_of([4] * 10)
     rows[18] &= ~(1 << 2)

@@ -39,7 +39,8 @@ FORMAT_DEEP_BRANCH = 4
 # At 30 Hz each first placement brings its two best pairs to the lookahead: with a reaction
 # +18,343 before level 29 and +17,233 at level 39 on 1,000 fresh games, from level 19
 # without one +19,688 and +35,871 (docs/strength.md, "Each first placement by its best
-# continuation"); at slower taps it was not measured.
+# continuation"). At 20 Hz with a reaction 200 fresh games made +32,198 before level 29 but
+# -2,968 ± 21,250 at level 39 (5.5 points fewer reached it): one pair each there.
 NEXT_WIDTH_30HZ = 2
 BY_FORMAT = 0  # deep_width, deep_branch, next_width: the default for the tap rate and reaction
 MAX_PREMOVE = 8  # each option costs about 7 plans

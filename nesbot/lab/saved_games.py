@@ -15,16 +15,26 @@ import os
 from pathlib import Path
 from typing import Any
 
+from nesbot._core.features import ALL_FEATURE_NAMES
 from nesbot.bot.planning import settings_saved_before
 from nesbot.errors import NesbotError
 
 FORMAT = "nesbot simulate games 1"
+_WEIGHT_VECTORS = ("weights", "kill_screen", "fast_levels")  # the run's vectors, one per feature
 
 
 def _as_today(run: Any) -> Any:
-    """A run named by an older nesbot, with the settings added since at what it played."""
+    """A run named by an older nesbot, with the settings added since at what it played and
+    the features added since weighed 0 in each of its weight sets."""
     if isinstance(run, dict) and isinstance(run.get("settings"), dict):
-        return run | {"settings": settings_saved_before(run["settings"])}
+        run = run | {"settings": settings_saved_before(run["settings"])}
+    if isinstance(run, dict) and isinstance(run.get("evaluator"), dict):
+        evaluator = dict(run["evaluator"])
+        for key in _WEIGHT_VECTORS:
+            vector = evaluator.get(key)
+            if isinstance(vector, list) and len(vector) < len(ALL_FEATURE_NAMES):
+                evaluator[key] = vector + [0.0] * (len(ALL_FEATURE_NAMES) - len(vector))
+        run = run | {"evaluator": evaluator}
     return run
 
 
