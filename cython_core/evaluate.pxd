@@ -49,7 +49,7 @@ ctypedef struct WeightSet:
     bint nes                         # some w[25..30] is nonzero: compute those too
     bint surface                     # w[F_SURFACE_VALUE] is nonzero: read the surface table
     bint reach                       # some w[31..32] is nonzero: compute those too
-    bint well                        # some w[33..41] is nonzero: compute those too
+    bint well                        # some w[REACH_FEATURE_END..] is nonzero: compute those too
     # value_bound: the least the weighted features it does not compute can add, and
     # whether that is finite (no unbounded feature weighed negatively, ceiling weight >= 0)
     double rest_min
@@ -99,7 +99,7 @@ cdef void nes_features(const Board* b, const int* heights, int top_row, double s
 cdef void reach_features(const int* heights, const Weights* w, int level,
                          Features* out) noexcept nogil
 
-# The right-well features (indices 33..41) into out.f, from the board, its column tops,
+# The right-well features (REACH_FEATURE_END..ALL_FEATURE_COUNT - 1) into out.f, from the board, its column tops,
 # the stack's top row (as for nes_features) and w's heights at `level`.
 cdef void well_features(const Board* b, const int* heights, int top_row, const Weights* w,
                         int level, Features* out) noexcept nogil

@@ -365,14 +365,14 @@ cdef inline bint tetris_ready(const Board* b, int column, int height) noexcept n
     return True
 
 
-cdef inline int ready_rows_past_tetris(const Board* b, int well_height) noexcept nogil:
+cdef inline int ready_rows(const Board* b, int well_height) noexcept nogil:
     """The rows just above column 9's top (it is `well_height` rows tall) that are full but
-    for it, past the first 4: one I clears 4 of them, the rest wait for another."""
+    for it: 4 make it Tetris-ready, the rest wait for another I."""
     cdef int r = FIELD_ROWS - 1 - well_height, ready = 0
     while r >= 0 and b.rows[r + BOARD_HIDDEN] == STACK_COLUMNS:
         ready += 1
         r -= 1
-    return ready - 4 if ready > 4 else 0
+    return ready
 
 
 cdef int nes_top_features(const int* heights, double safe_height, bint surface,
@@ -488,10 +488,11 @@ cdef void well_top_features(const int* heights, const Weights* w, int level,
 @cython.cdivision(True)   # every divisor is at least 2
 cdef void well_features(const Board* b, const int* heights, int top_row, const Weights* w,
                         int level, Features* out) noexcept nogil:
-    # StackRabbit's right-well factors, from their definitions (evaluate.pxd); columns
-    # 0-8 are the stack, 9 the well, 8 the column an I passes over to reach it.
+    # StackRabbit's right-well factors, from their definitions (evaluate.pxd), and nesbot's
+    # ready rows past a Tetris; columns 0-8 are the stack, 9 the well, 8 the column an I
+    # passes over to reach it.
     cdef double scare, penalty = 0.0
-    cdef int c, r, holes = 0, top8, top8_row
+    cdef int c, r, holes = 0, top8, top8_row, ready
     cdef unsigned int m, seen = 0, hole_rows = 0   # hole_rows: bit r = row r has a hole
     well_top_features(heights, w, level, out)
     if level >= REACH_LEVELS:
@@ -511,8 +512,9 @@ cdef void well_features(const Board* b, const int* heights, int top_row, const W
             if not b.rows[r + BOARD_HIDDEN] & LEFT_COLUMN:
                 out.f[F_BUILT_OUT_LEFT] = 0.0
                 break
-    out.f[F_WELL_TETRIS_READY] = tetris_ready(b, WIDTH - 1, heights[WIDTH - 1])
-    out.f[F_WELL_PAST_TETRIS] = ready_rows_past_tetris(b, heights[WIDTH - 1])
+    ready = ready_rows(b, heights[WIDTH - 1])
+    out.f[F_WELL_TETRIS_READY] = ready >= 4
+    out.f[F_WELL_PAST_TETRIS] = ready - 4 if ready > 4 else 0
     # Unable to burn: the middle's columns lower than column 8 (not counting rows the well
     # column fills beside it) must be filled before a burn can reach that height.
     top8 = heights[WIDTH - 2]
@@ -919,11 +921,14 @@ cdef inline bint is_top_feature(int i) noexcept nogil:
 cdef inline double least_term(int i, double weight) noexcept nogil:
     # The least weight x value of a feature value_bound does not compute. Each is 0 or
     # more; the two Tetris-ready ones are at most 1, the burns and hole depths at most a
-    # field's rows, the others unbounded (-INFINITY under a negative weight).
+    # field's rows, the ready rows past a Tetris at most the rows above 4, the others
+    # unbounded (-INFINITY under a negative weight).
     if weight >= 0.0:
         return 0.0
     if i == F_TETRIS_READY or i == F_WELL_TETRIS_READY:
         return weight
+    if i == F_WELL_PAST_TETRIS:
+        return weight * (FIELD_ROWS - 4)
     if i == F_BURNS_NEEDED or i == F_MIN_COLUMN_HOLE_DEPTH or i == F_MAX_COLUMN_HOLE_DEPTH:
         return weight * FIELD_ROWS
     return -INFINITY

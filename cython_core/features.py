@@ -28,8 +28,10 @@ GROUPS: tuple[tuple[str, str], ...] = (
     ("seeds", "SEED_FEATURE_COUNT"),  # the other seeds' features (El-Tetris, Nguyen-Morua)
     ("nes", "NES_FEATURE_END"),  # nesbot's: what scores from 19 to 29, Tetrises and a well
     ("reach", "REACH_FEATURE_END"),  # what the stack lets a vertical I reach (piece ranges)
-    ("well", "ALL_FEATURE_COUNT"),  # a stack built for one well in column 9 (StackRabbit)
+    ("well", "ALL_FEATURE_COUNT"),  # a stack for one well in column 9 (StackRabbit's; nesbot's)
 )
+# A new feature goes at the end: games files saved before it hold one weight a feature of
+# their day and are read as weighing it 0 (nesbot.lab.saved_games).
 
 FEATURES: tuple[Feature, ...] = (
     Feature("total_lines_cleared", "meatfighter", "rows cleared by both pieces (the caller's)"),

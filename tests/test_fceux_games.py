@@ -54,6 +54,8 @@ def play_and_compare(
         counter = int(emulator.ram[ram.FRAME_COUNTER])
         emulator.step(0)
         nmis_after = polls_in_step(counter, int(emulator.ram[ram.FRAME_COUNTER]))
+        # One frame's logic more, not the next frame's too (which would be a frame ahead).
+        assert not (nmis_after and not emulator.ram[ram.NMI_WAITING]), "read a frame late"
     nes_py = ram_end_state(emulator.ram)
     # The next frame's NMI, where that step ran it too, counted a frame FCEUX has not run.
     nes_py["frame_counter"] = (nes_py["frame_counter"] - nmis_after) & 0xFF

@@ -397,8 +397,8 @@ def test_saved_games_from_before_next_width_are_the_runs_of_one_pair_each(tmp_pa
 
 def test_saved_games_from_before_a_feature_existed_weighed_it_0(tmp_path):
     """A file whose weight vectors are a feature short (nesbot before the feature: the
-    table's last, well_past_tetris) goes on as the run it was; one that weighed its last
-    feature otherwise is another run."""
+    table's last, well_past_tetris) goes on as the run it was; a run that weighs that
+    feature is another."""
     path = tmp_path / "games.jsonl"
     simulate(MEATFIGHTER, 1, level=29, seed=11, progress=False, save_games=path)
     header, *games = (json.loads(line) for line in path.read_text().splitlines())
@@ -407,10 +407,12 @@ def test_saved_games_from_before_a_feature_existed_weighed_it_0(tmp_path):
     path.write_text("".join(json.dumps(line) + "\n" for line in [header, *games]))
     _, results = simulate(MEATFIGHTER, 2, level=29, seed=11, progress=False, save_games=path)
     assert results[0] == {k: v for k, v in games[0].items() if k != "index"}  # not played again
-    header["run"]["evaluator"]["weights"][-1] = 1.0
     path.write_text("".join(json.dumps(line) + "\n" for line in [header, *games]))
+    weighing = dataclasses.replace(
+        MEATFIGHTER, weights=dict(MEATFIGHTER.weights) | {"well_past_tetris": 1.0}
+    )
     with pytest.raises(NesbotError, match="holds the games of another run"):
-        simulate(MEATFIGHTER, 2, level=29, seed=11, progress=False, save_games=path)
+        simulate(weighing, 2, level=29, seed=11, progress=False, save_games=path)
 
 
 def test_simulate_json_and_plot(tmp_path):

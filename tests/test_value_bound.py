@@ -157,6 +157,8 @@ def test_a_feature_without_a_ceiling_weighed_negatively_leaves_no_bound():
         ("well_sums", 1.0, True),
         ("tetris_ready", -5.0, True),  # 0 or 1: at least -5
         ("burns_needed", -2.0, True),  # at most a field's rows
+        ("well_past_tetris", 4.0, True),
+        ("well_past_tetris", -4.0, True),  # at most the rows above 4
     ]:
         evaluator = Weights.named({name: weight})
         bound = value_bound_py(rows, I_VERTICAL, 0, 14, evaluator)
