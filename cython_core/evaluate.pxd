@@ -99,8 +99,9 @@ cdef void nes_features(const Board* b, const int* heights, int top_row, double s
 cdef void reach_features(const int* heights, const Weights* w, int level,
                          Features* out) noexcept nogil
 
-# The right-well features (REACH_FEATURE_END..ALL_FEATURE_COUNT - 1) into out.f, from the board, its column tops,
-# the stack's top row (as for nes_features) and w's heights at `level`.
+# The right-well features (REACH_FEATURE_END..ALL_FEATURE_COUNT - 1) into out.f, from the
+# board, its column tops, the stack's top row (as for nes_features) and w's heights at
+# `level`.
 cdef void well_features(const Board* b, const int* heights, int top_row, const Weights* w,
                         int level, Features* out) noexcept nogil
 

@@ -22,16 +22,7 @@ from nesbot.rating.read_screen import read_screen
 pytestmark = pytest.mark.skipif(FCEUX is None or XVFB_RUN is None, reason=MISSING)
 
 
-def play_and_compare(
-    tmp_path,
-    rom,
-    emulator,
-    level_menu_at,
-    setup,
-    reaction,
-    start_after,
-    until,
-):
+def play_and_compare(tmp_path, rom, emulator, level_menu_at, setup, reaction, start_after, until):
     """Play `setup` with the bot from the level menu at step `start_after` (the boot's, if
     earlier) to step `until`, written as FCEUX frames from power-on; the end states in
     nes-py and in FCEUX, and the game's result. FCEUX's is read after its last frame's

@@ -135,16 +135,8 @@ class PlannerSettings:
     def at_tap_hz(self, tap_hz: int) -> "PlannerSettings":
         """These settings at another tap rate: the widths they left to the format are the
         new rate's (dataclasses.replace would keep the old rate's), the others as given."""
-        return replace(
-            self,
-            tap_hz=tap_hz,
-            deep_width=self._as_given("deep_width"),
-            deep_branch=self._as_given("deep_branch"),
-            next_width=self._as_given("next_width"),
-        )
-
-    def _as_given(self, name: str) -> int:
-        return BY_FORMAT if name in self._by_format else getattr(self, name)
+        by_format: dict[str, Any] = dict.fromkeys(self._by_format, BY_FORMAT)
+        return replace(self, tap_hz=tap_hz, **by_format)
 
 
 DEFAULT_SETTINGS = PlannerSettings()

@@ -26,9 +26,11 @@ _WEIGHT_VECTORS = ("weights", "kill_screen", "fast_levels")  # the run's vectors
 def _as_today(run: Any) -> Any:
     """A run named by an older nesbot, with the settings added since at what it played and
     the features added since weighed 0 in each of its weight sets."""
-    if isinstance(run, dict) and isinstance(run.get("settings"), dict):
+    if not isinstance(run, dict):
+        return run
+    if isinstance(run.get("settings"), dict):
         run = run | {"settings": settings_saved_before(run["settings"])}
-    if isinstance(run, dict) and isinstance(run.get("evaluator"), dict):
+    if isinstance(run.get("evaluator"), dict):
         evaluator = dict(run["evaluator"])
         for key in _WEIGHT_VECTORS:
             vector = evaluator.get(key)

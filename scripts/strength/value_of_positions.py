@@ -4,8 +4,8 @@ question for a value learned from nesbot's own games (docs/strength.md, "A learn
 Games of the community's format (level 18, an 18-frame reaction, the default evaluator,
 the pieces drawn from the game's seed as `simulate --same-pieces` draws them) are played to
 level 29 a piece at a time. Every position (the board a piece spawns on) is kept with its
-features (every feature of the table, at its level), its evaluation by the default weights, and the
-line clears' points its game made from it on. What a value of the board would have to
+features (every feature of the table, at its level), its evaluation by the default weights,
+and the line clears' points its game made from it on. What a value of the board would have to
 predict is what is left of those points once the lines left are accounted for (their mean
 over the positions with as many lines played). Four games in five fit it, by the default
 evaluation alone and by a linear fit on every feature (standardized, a small ridge); the
