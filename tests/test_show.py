@@ -73,14 +73,17 @@ class X:
 
         self.display = display.Display(name)
 
-    def window(self, width: int, height: int, timeout: float = 60.0):
-        """nesbot's window once it is mapped and has its final size (Qt maps it small,
-        then resizes it to the picture)."""
+    def window(self, process: subprocess.Popen, width: int, height: int, timeout: float = 60.0):
+        """The window of `process` once it is mapped and has its final size (Qt maps it
+        small, then resizes it to the picture). By its _NET_WM_PID, which Qt sets: a window
+        of the test before, whose process has exited, can still be listed for a moment on a
+        busy machine, with the same size."""
         found = None
 
         def sized() -> bool:
             nonlocal found
-            found = self._find(self.display.screen().root)
+            assert process.poll() is None, process.communicate()[1]
+            found = self._find(self.display.screen().root, process.pid)
             if found is None:
                 return False
             try:
@@ -92,16 +95,18 @@ class X:
         wait_for(sized, timeout, f"a {width}x{height} nesbot window")
         return found
 
-    def _find(self, window):
+    def _find(self, window, pid: int | None = None):
+        """A mapped window named nesbot (of process `pid` if given)."""
         for child in window.query_tree().children:
             try:
                 name = child.get_wm_name()
                 mapped = child.get_attributes().map_state
+                owner = child.get_full_property(self.display.intern_atom("_NET_WM_PID"), 0)
             except Exception:  # the window went away while we looked
                 continue
-            if name == "nesbot" and mapped:
+            if name == "nesbot" and mapped and (pid is None or (owner and owner.value[0] == pid)):
                 return child
-            found = self._find(child)
+            found = self._find(child, pid)
             if found is not None:
                 return found
         return None
@@ -189,7 +194,7 @@ def test_replay_shows_every_frame_and_closes_at_the_end(
         "--json",
         display_name=display,
     )
-    x.window(768, 720)  # scale 3, no panel: the picture whole
+    x.window(process, 768, 720)  # scale 3, no panel: the picture whole
     stdout, stderr = process.communicate(timeout=120)
     seconds = time.monotonic() - started
     assert process.returncode == 0, stderr
@@ -217,7 +222,7 @@ def test_closing_the_window_ends_a_replay_as_ctrl_c_does(
         "--overlay",
         display_name=display,
     )
-    window = x.window(1152, 720)  # with the panel
+    window = x.window(process, 1152, 720)  # with the panel
     wait_for(lambda: encoder_has_written(video), 120, "frames in the video")
     x.close(window)
     _, stderr = process.communicate(timeout=120)
@@ -226,6 +231,7 @@ def test_closing_the_window_ends_a_replay_as_ctrl_c_does(
     facts = probe_video(video)
     assert facts.codec == "h264" and 0 < facts.frames < 30_000
     assert facts.width == 1152  # with the panel
+    x.gone()
 
 
 def test_play_shows_getting_ready_then_closing_keeps_log_and_video(
@@ -247,14 +253,22 @@ def test_play_shows_getting_ready_then_closing_keeps_log_and_video(
         "3",
         display_name=display,
     )
-    window = x.window(1152, 720)
+    window = x.window(process, 1152, 720)
+
+    seen: list[np.ndarray] = []
 
     def progress_bar() -> bool:
-        bottom = x.picture(window)[-34 * 3 :].astype(int)
-        return bool((np.abs(bottom - BANNER_BAR_RGB) < 8).all(axis=2).any())
+        assert process.poll() is None, process.communicate()[1]
+        seen[:] = [x.picture(window)[-34 * 3 :].astype(int)]
+        return bool((np.abs(seen[0] - BANNER_BAR_RGB) < 8).all(axis=2).any())
 
     # While the menus wait, the window says so with a progress bar under the menu screens.
-    wait_for(progress_bar, 60, "the getting-ready progress bar")
+    try:
+        wait_for(progress_bar, 60, "the getting-ready progress bar")
+    except AssertionError as error:  # say what the window's bottom showed instead
+        colours, counts = np.unique(seen[0].reshape(-1, 3), axis=0, return_counts=True)
+        common = colours[np.argsort(counts)[::-1][:4]].tolist()
+        raise AssertionError(f"{error}; its bottom rows' commonest colours: {common}") from None
 
     # The video starts with the game's first frame; close the window once it holds some.
     def game_recorded() -> bool:
