@@ -375,6 +375,15 @@ cdef inline int ready_rows(const Board* b, int well_height) noexcept nogil:
     return ready
 
 
+cdef inline int covered_ready_rows(const Board* b, int well_height) noexcept nogil:
+    """The rows under column 9's top (it is `well_height` rows tall) that are full but for
+    it: each waits under whatever fills column 9 above it."""
+    cdef int r, covered = 0
+    for r in range(FIELD_ROWS - well_height, FIELD_ROWS):
+        covered += b.rows[r + BOARD_HIDDEN] == STACK_COLUMNS
+    return covered
+
+
 cdef int nes_top_features(const int* heights, double safe_height, bint surface,
                           Features* out) noexcept nogil:
     # nes_features' features of the column tops alone (column 9's height, high_stack, the
@@ -515,6 +524,7 @@ cdef void well_features(const Board* b, const int* heights, int top_row, const W
     ready = ready_rows(b, heights[WIDTH - 1])
     out.f[F_WELL_TETRIS_READY] = ready >= 4
     out.f[F_WELL_PAST_TETRIS] = ready - 4 if ready > 4 else 0
+    out.f[F_COVERED_READY_ROWS] = covered_ready_rows(b, heights[WIDTH - 1])
     # Unable to burn: the middle's columns lower than column 8 (not counting rows the well
     # column fills beside it) must be filled before a burn can reach that height.
     top8 = heights[WIDTH - 2]
@@ -915,20 +925,23 @@ cdef inline bint is_top_feature(int i) noexcept nogil:
             or i == F_HIGH_STACK or i == F_SURFACE_VALUE
             or NES_FEATURE_END <= i < REACH_FEATURE_END
             or (REACH_FEATURE_END <= i < ALL_FEATURE_COUNT and i != F_UNABLE_TO_BURN
-                and i != F_WELL_TETRIS_READY and i != F_WELL_PAST_TETRIS))
+                and i != F_WELL_TETRIS_READY and i != F_WELL_PAST_TETRIS
+                and i != F_COVERED_READY_ROWS))
 
 
 cdef inline double least_term(int i, double weight) noexcept nogil:
     # The least weight x value of a feature value_bound does not compute. Each is 0 or
     # more; the two Tetris-ready ones are at most 1, the burns and hole depths at most a
-    # field's rows, the ready rows past a Tetris at most the rows above 4, the others
-    # unbounded (-INFINITY under a negative weight).
+    # field's rows (the covered ready rows too), the ready rows past a Tetris at most the
+    # rows above 4, the others unbounded (-INFINITY under a negative weight).
     if weight >= 0.0:
         return 0.0
     if i == F_TETRIS_READY or i == F_WELL_TETRIS_READY:
         return weight
     if i == F_WELL_PAST_TETRIS:
         return weight * (FIELD_ROWS - 4)
+    if i == F_COVERED_READY_ROWS:
+        return weight * FIELD_ROWS
     if i == F_BURNS_NEEDED or i == F_MIN_COLUMN_HOLE_DEPTH or i == F_MAX_COLUMN_HOLE_DEPTH:
         return weight * FIELD_ROWS
     return -INFINITY

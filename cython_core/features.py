@@ -165,6 +165,12 @@ FEATURES: tuple[Feature, ...] = (
         "rows full but for column 9 above its top, past the 4 an I clears: the ready rows a "
         "drought of I pieces strands",
     ),
+    Feature(
+        "covered_ready_rows",
+        "well",
+        "rows full but for column 9 under its top: ready rows a piece in the well has capped, "
+        "which no I reaches until the rows over them are cleared",
+    ),
 )
 
 

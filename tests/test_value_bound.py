@@ -159,6 +159,8 @@ def test_a_feature_without_a_ceiling_weighed_negatively_leaves_no_bound():
         ("burns_needed", -2.0, True),  # at most a field's rows
         ("well_past_tetris", 4.0, True),
         ("well_past_tetris", -4.0, True),  # at most the rows above 4
+        ("covered_ready_rows", 10.0, True),
+        ("covered_ready_rows", -10.0, True),  # at most a field's rows
     ]:
         evaluator = Weights.named({name: weight})
         bound = value_bound_py(rows, I_VERTICAL, 0, 14, evaluator)
