@@ -13,6 +13,10 @@ values a place (rating.playouts.played_on: the points, plus the rest of the pre-
 at an all-Tetris rate's share if alive). One file per game in --data, so an interrupted
 run goes on where it stopped. With --fast-levels only the states at the levels of the
 evaluator's fast_levels set (19-28) are sampled, and their placements ranked by that set.
+With --kill-screen the games go on to level 39 and only the states from level 29 are
+sampled, ranked by the kill_screen set; a playout is valued by its points plus, alive, the
+rest of the game to level 39 at the same share of an all-Tetris rate (a top-out there
+loses the rest of the kill screen, which 30 pieces alone would not count).
 
 `fit` looks for the weights whose two-piece choice among each state's K placements has
 the most playout points: CMA-ES over the starting evaluator's nonzero weights (those
@@ -20,7 +24,8 @@ the most playout points: CMA-ES over the starting evaluator's nonzero weights (t
 multiple of 5 are held out. It prints the gain over the starting weights' choice on both
 halves, a state's mean, and writes the weights file (the kill-screen sets kept as they
 were). With --fast-levels it fits the fast_levels set alone, from the states collected at
-its levels, and writes the evaluator's own weights with that set replaced.
+its levels, and writes the evaluator's own weights with that set replaced; --kill-screen
+the same for the kill_screen set.
 
     .venv/bin/python scripts/strength/rollout_weights.py collect --seed 7000 --start 1000 \\
         --games 240 --workers 2 --data rollouts/
@@ -28,6 +33,9 @@ its levels, and writes the evaluator's own weights with that set replaced.
         [--fixed stack_height_over,extreme_gap,stack_holes,well_sums]
     .venv/bin/python scripts/strength/rollout_weights.py collect --seed 7000 --start 2000 \\
         --games 120 --rate 0.1 --fast-levels --evaluator nesbot-rightwell-tall --data fast/
+    .venv/bin/python scripts/strength/rollout_weights.py collect --seed 7000 --start 3000 \\
+        --games 100 --rate 0.15 --k 5 --kill-screen --evaluator nesbot-rightwell-tall \\
+        --data kill/
 """
 
 import argparse
@@ -52,9 +60,13 @@ from nesbot.evaluation.weights import Weights, save_weights
 from nesbot.lab.ab import from_zero
 from nesbot.lab.simulate import MAX_FRAMES, game_setup, map_indexed, pieces_seed_of, planner_for
 from nesbot.nes.ram import bcd_value
-from nesbot.rating.playouts import played_on
+from nesbot.rating.grades import TETRIS_POINTS_PER_LINE
+from nesbot.rating.playouts import REST_EFFICIENCY, played_on
 
 REACTION = 18
+STOP_LEVEL = 39  # the kill screen's states are played to the format's level 39
+# The weight sets a fit can be made for: the weights before level 29, or one of these.
+SETS = ("fast_levels", "kill_screen")
 # The weights the documented fit started from (the default with a reaction then).
 START = "nesbot-rightwell-wellsums"
 FEATURES = len(ALL_FEATURE_NAMES)
@@ -81,22 +93,38 @@ def _locked(game: Game, x: int, y: int, orientation: int) -> bool:
     return True
 
 
-def _start(name: str, fast_levels: bool = False) -> tuple[Evaluator, np.ndarray]:
+def _start(name: str, part: str | None = None) -> tuple[Evaluator, np.ndarray]:
     """The evaluator the bot plays and the fit starts from, and its weights in order (with
-    `fast_levels`, its fast_levels set's: the weights it plays levels 19-28 with)."""
+    `part`, one of SETS, that set's: the weights it plays levels 19-28 or 29 on with)."""
     evaluator = get_evaluator(name, reaction=REACTION)
     weights = evaluator.weights
-    if fast_levels:
-        if not evaluator.fast_levels:
-            raise SystemExit(f"error: {name} has no fast_levels set to fit")
-        weights = {**weights, **evaluator.fast_levels}
+    if part is not None:
+        if not getattr(evaluator, part):
+            raise SystemExit(f"error: {name} has no {part} set to fit")
+        weights = {**weights, **getattr(evaluator, part)}
     return evaluator, np.array([weights.get(n, 0.0) for n in ALL_FEATURE_NAMES])
 
 
-def _levels(evaluator: Evaluator, fast_levels: bool) -> range:
+def _levels(evaluator: Evaluator, part: str | None) -> range:
     """The levels whose states are collected and fitted: the fast_levels set's (from its
-    from_level to the kill screen), or every level before the kill screen."""
-    return range(evaluator.fast_levels_from_level if fast_levels else 0, KILL_SCREEN_LEVEL)
+    from_level to the kill screen), the kill screen's to level 39, or every level before
+    the kill screen."""
+    if part == "kill_screen":
+        return range(KILL_SCREEN_LEVEL, STOP_LEVEL)
+    return range(evaluator.fast_levels_from_level if part else 0, KILL_SCREEN_LEVEL)
+
+
+def _kill_screen_played_on(planner: Planner, game: Game, seed: int, horizon: int) -> float:
+    """One playout from a kill-screen state: its points once the planner has played
+    `horizon` more pieces (to level 39 at most), plus, alive, the rest of the game to
+    level 39 as played_on values the rest of the pre-29 game."""
+    play(planner, game, MAX_FRAMES, STOP_LEVEL, REACTION, seed, horizon)
+    points = float(bcd_value(*game.state()["score"]))
+    if not game.topped_out:
+        points += REST_EFFICIENCY * sum(
+            TETRIS_POINTS_PER_LINE * (level + 1) for level in game.line_levels(STOP_LEVEL)
+        )
+    return points
 
 
 @dataclass(frozen=True)
@@ -112,8 +140,8 @@ class _Bot:
     searcher: Searcher
 
     @classmethod
-    def of(cls, name: str, fast_levels: bool) -> "_Bot":
-        evaluator, w0 = _start(name, fast_levels)
+    def of(cls, name: str, part: str | None) -> "_Bot":
+        evaluator, w0 = _start(name, part)
         every = {n: evaluator.weights.get(n, 0.0) or 1e-30 for n in ALL_FEATURE_NAMES}
         return cls(
             evaluator,
@@ -168,9 +196,15 @@ def _state(
     if mine >= args.k:
         kept.append(options[mine])
     seeds = draws.integers(2**62, size=args.m).tolist()
-    points = [
-        [played_on(bot.planner, o[1].copy(), s, args.h, REACTION) for s in seeds] for o in kept
-    ]
+    if args.part == "kill_screen":
+        points = [
+            [_kill_screen_played_on(bot.planner, o[1].copy(), s, args.h) for s in seeds]
+            for o in kept
+        ]
+    else:
+        points = [
+            [played_on(bot.planner, o[1].copy(), s, args.h, REACTION) for s in seeds] for o in kept
+        ]
     features = np.full((MAX_KEPT, MAX_NEXT, FEATURES + 1), np.nan, np.float32)
     for i, (_, _, pairs) in enumerate(kept):
         features[i, : len(pairs)] = pairs
@@ -185,15 +219,16 @@ def collect_game(job: tuple[argparse.Namespace, int]) -> int:
     path = Path(args.data) / f"game{index:05d}.npz"
     if path.exists():
         return -1
-    bot = _Bot.of(args.evaluator, args.fast_levels)
-    levels = _levels(bot.evaluator, args.fast_levels)
+    bot = _Bot.of(args.evaluator, args.part)
+    levels = _levels(bot.evaluator, args.part)
+    stop = levels.stop
     sample = np.random.default_rng([args.seed, index, 38])
     game = Game.start(18, *game_setup(args.seed, index))
     pieces_seed = pieces_seed_of(args.seed, index)
     states = []
-    while not game.topped_out and game.state()["level"] < KILL_SCREEN_LEVEL:
+    while not game.topped_out and game.state()["level"] < stop:
         after = game.copy()
-        play(bot.planner, after, MAX_FRAMES, KILL_SCREEN_LEVEL, REACTION, pieces_seed, 1)
+        play(bot.planner, after, MAX_FRAMES, stop, REACTION, pieces_seed, 1)
         if sample.random() < args.rate and game.active and game.state()["level"] in levels:
             state = _state(game, after.state()["rows"], bot, sample, args)
             if state is not None:
@@ -247,11 +282,11 @@ def _mean_se(x: np.ndarray) -> str:
 def fit(args: argparse.Namespace) -> None:
     files = sorted(Path(args.data).glob("game*.npz"))
     loaded = [np.load(f) for f in files]
-    evaluator, w0 = _start(args.evaluator, args.fast_levels)
-    if args.fast_levels and not all("level" in d for d in loaded):
-        raise SystemExit("error: --fast-levels needs states collected with their level")
-    # Without --fast-levels every state is fitted, those of files without levels too.
-    levels = _levels(evaluator, args.fast_levels)
+    evaluator, w0 = _start(args.evaluator, args.part)
+    if args.part and not all("level" in d for d in loaded):
+        raise SystemExit(f"error: --{args.part.replace('_', '-')} needs states with their level")
+    # Without a set every state is fitted, those of files without levels too.
+    levels = _levels(evaluator, args.part)
     kept = [np.isin(d["level"], levels) if "level" in d else slice(None) for d in loaded]
     features = np.concatenate([d["features"][k] for d, k in zip(loaded, kept, strict=True)])
     q = np.concatenate([d["q"][k] for d, k in zip(loaded, kept, strict=True)])
@@ -290,22 +325,29 @@ def fit(args: argparse.Namespace) -> None:
     for i in free:
         print(f"  {ALL_FEATURE_NAMES[i]:<24}{w0[i]:>9.3f} -> {w[i]:>9.3f}")
     if args.out:
-        write = _write_fast_levels if args.fast_levels else _write_weights
-        write(w, w0, evaluator, args.out)
+        if args.part:
+            _write_set(w, evaluator, args.part, args.out)
+        else:
+            _write_weights(w, w0, evaluator, args.out)
 
 
-def _write_fast_levels(w: np.ndarray, w0: np.ndarray, evaluator: Evaluator, out: str) -> None:
-    """A weights file: the evaluator's own, its fast_levels set (from its from_level)
-    replaced by the fitted weights written out whole."""
+def _write_set(w: np.ndarray, evaluator: Evaluator, part: str, out: str) -> None:
+    """A weights file: the evaluator's own, its `part` set (its from_level kept) replaced
+    by the fitted weights written out whole."""
     fitted = dict(zip(ALL_FEATURE_NAMES, np.round(w, 4).tolist(), strict=True))
+    sets = {
+        "kill_screen": evaluator.kill_screen,
+        "fast_levels": evaluator.fast_levels,
+        part: {**getattr(evaluator, part), **fitted},
+    }
     weights = Weights.named(
         evaluator.weights,
         evaluator.ceiling,
         evaluator.safe_stack_height,
-        {"source": "scripts/strength/rollout_weights.py fit --fast-levels"},
-        evaluator.kill_screen,
+        {"source": f"scripts/strength/rollout_weights.py fit --{part.replace('_', '-')}"},
+        sets["kill_screen"],
         evaluator.kill_screen_by_tap_hz,
-        {**evaluator.fast_levels, **fitted},
+        sets["fast_levels"],
         evaluator.fast_levels_by_tap_hz,
     )
     save_weights(weights, out)
@@ -329,6 +371,15 @@ def _write_weights(w: np.ndarray, w0: np.ndarray, evaluator: Evaluator, out: str
     Path(out).write_text(json.dumps(data, indent=2) + "\n")
 
 
+def _set_options(parser: argparse.ArgumentParser, fast_levels: str, kill_screen: str) -> None:
+    """--fast-levels and --kill-screen (one of SETS as args.part, else None), helped thus."""
+    which = parser.add_mutually_exclusive_group()
+    for part, about in zip(SETS, (fast_levels, kill_screen), strict=True):
+        which.add_argument(
+            f"--{part.replace('_', '-')}", dest="part", action="store_const", const=part, help=about
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
@@ -343,9 +394,7 @@ def main() -> None:
     c.add_argument("--workers", type=int, default=2)
     c.add_argument("--data", required=True)
     c.add_argument("--evaluator", default=START, help=f"the bot's evaluator ({START})")
-    c.add_argument(
-        "--fast-levels", action="store_true", help="states the fast_levels set weighs only"
-    )
+    _set_options(c, "states the fast_levels set weighs only", "states from level 29 only, to 39")
     f = commands.add_parser("fit")
     f.add_argument("--data", required=True)
     f.add_argument("--evaluator", default=START, help=f"the weights to start from ({START})")
@@ -354,9 +403,7 @@ def main() -> None:
     f.add_argument("--iters", type=int, default=200)
     f.add_argument("--cma-seed", type=int, default=1)
     f.add_argument("--out", default="")
-    f.add_argument(
-        "--fast-levels", action="store_true", help="fit the fast_levels set (levels 19-28)"
-    )
+    _set_options(f, "fit the fast_levels set (levels 19-28)", "fit the kill_screen set (29-38)")
     args = parser.parse_args()
     (collect if args.command == "collect" else fit)(args)
 
