@@ -72,6 +72,7 @@ class X:
         from Xlib import display
 
         self.display = display.Display(name)
+        self.pid_atom = self.display.intern_atom("_NET_WM_PID")
 
     def window(self, process: subprocess.Popen, width: int, height: int, timeout: float = 60.0):
         """The window of `process` once it is mapped and has its final size (Qt maps it
@@ -101,10 +102,11 @@ class X:
             try:
                 name = child.get_wm_name()
                 mapped = child.get_attributes().map_state
-                owner = child.get_full_property(self.display.intern_atom("_NET_WM_PID"), 0)
+                owner = None if pid is None else child.get_full_property(self.pid_atom, 0)
+                owned = pid is None or (owner is not None and list(owner.value) == [pid])
             except Exception:  # the window went away while we looked
                 continue
-            if name == "nesbot" and mapped and (pid is None or (owner and owner.value[0] == pid)):
+            if name == "nesbot" and mapped and owned:
                 return child
             found = self._find(child, pid)
             if found is not None:
@@ -266,6 +268,8 @@ def test_play_shows_getting_ready_then_closing_keeps_log_and_video(
     try:
         wait_for(progress_bar, 60, "the getting-ready progress bar")
     except AssertionError as error:  # say what the window's bottom showed instead
+        if not seen or process.poll() is not None:
+            raise
         colours, counts = np.unique(seen[0].reshape(-1, 3), axis=0, return_counts=True)
         common = colours[np.argsort(counts)[::-1][:4]].tolist()
         raise AssertionError(f"{error}; its bottom rows' commonest colours: {common}") from None

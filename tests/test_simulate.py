@@ -397,7 +397,7 @@ def test_saved_games_from_before_next_width_are_the_runs_of_one_pair_each(tmp_pa
 
 def test_saved_games_from_before_a_feature_existed_weighed_it_0(tmp_path):
     """A file whose weight vectors are a feature short (nesbot before the feature: the
-    table's last, well_past_tetris) goes on as the run it was; a run that weighs that
+    table's last, covered_ready_rows) goes on as the run it was; a run that weighs that
     feature is another."""
     path = tmp_path / "games.jsonl"
     simulate(MEATFIGHTER, 1, level=29, seed=11, progress=False, save_games=path)
@@ -409,7 +409,7 @@ def test_saved_games_from_before_a_feature_existed_weighed_it_0(tmp_path):
     assert results[0] == {k: v for k, v in games[0].items() if k != "index"}  # not played again
     path.write_text("".join(json.dumps(line) + "\n" for line in [header, *games]))
     weighing = dataclasses.replace(
-        MEATFIGHTER, weights=dict(MEATFIGHTER.weights) | {"well_past_tetris": 1.0}
+        MEATFIGHTER, weights=dict(MEATFIGHTER.weights) | {"covered_ready_rows": 1.0}
     )
     with pytest.raises(NesbotError, match="holds the games of another run"):
         simulate(weighing, 2, level=29, seed=11, progress=False, save_games=path)

@@ -150,6 +150,24 @@ def test_the_bound_is_the_evaluation_for_the_features_of_the_tops():
             assert bound == pytest.approx(value, rel=1e-9, abs=1e-9)
 
 
+def test_the_bound_holds_under_capped_ready_rows_weighed_negatively():
+    """covered_ready_rows is read from the cells, not the tops: under a negative weight the
+    bound counts it at its most, and stays at or below the evaluation."""
+    rng = np.random.default_rng(44)
+    rows = [0] * 9 + [0x300] + [0x1FF] * 10  # ten ready rows under a cap on columns 8-9
+    evaluator = Weights.named({"covered_ready_rows": -10.0, "stack_holes": 5.0})
+    checked = 0
+    for orientation, x, y in drops(rows, rng, 20):
+        bound = value_bound_py(rows, orientation, x, y, evaluator)
+        board, full = placed(rows, orientation, x, y)
+        if bound is None or full:
+            continue
+        value = evaluate_py(board, 0, 0, evaluator, 0.0, 0, 19, 2)
+        assert -math.inf < bound <= value + 1e-9 * (1 + abs(value))
+        checked += 1
+    assert checked > 5
+
+
 def test_a_feature_without_a_ceiling_weighed_negatively_leaves_no_bound():
     rows = [0] * 16 + [0x1FF] * 4
     for name, weight, bounded in [

@@ -95,11 +95,11 @@ def test_ready_rows_past_a_tetris_are_counted_from_the_wells_bottom():
 def test_ready_rows_under_a_capped_well_are_counted():
     assert features(board_of([10] * 9 + [0]))["covered_ready_rows"] == 0  # open: none
     rows = board_of([10] * 9 + [0])
-    rows[10] |= 1 << 9  # the well capped on the 10th row: the 9 ready rows under it wait
-    assert features(rows)["covered_ready_rows"] == 9
+    rows[9] |= 0b11 << 8  # a piece over columns 8-9 caps the well: the 10 ready rows wait
+    assert features(rows)["covered_ready_rows"] == 10
     assert features(rows)["well_past_tetris"] == 0  # none stands ready over its top
     rows[17] &= ~(1 << 4)  # a row under the cap with a hole of its own is not ready
-    assert features(rows)["covered_ready_rows"] == 8
+    assert features(rows)["covered_ready_rows"] == 9
     assert features(board_of([10] * 10))["covered_ready_rows"] == 0  # filled, not capped
 
 

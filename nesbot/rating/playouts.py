@@ -30,10 +30,10 @@ DEFAULT_HORIZON = 16
 DEFAULT_PLAYOUTS = 8
 
 
-def rest_of_game(game: Game) -> float:
-    """The points valued for the lines a live game has left before level 29."""
+def rest_of_game(game: Game, stop_level: int = KILL_SCREEN_LEVEL) -> float:
+    """The points valued for the lines a live game has left before `stop_level` (29)."""
     return REST_EFFICIENCY * sum(
-        TETRIS_POINTS_PER_LINE * (level + 1) for level in game.line_levels(KILL_SCREEN_LEVEL)
+        TETRIS_POINTS_PER_LINE * (level + 1) for level in game.line_levels(stop_level)
     )
 
 

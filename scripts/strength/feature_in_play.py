@@ -35,8 +35,7 @@ def values_seen(job: tuple[GameSpec, int]) -> Counter[tuple[bool, float]]:
     while game.active:
         state = game.state()
         level = state["level"]
-        rows = state["rows"][2:]  # rows 0-19, the hidden two left out
-        value = all_features_py(rows, level=min(level, KILL_SCREEN_LEVEL))[feature]
+        value = all_features_py(state["rows"], level=min(level, KILL_SCREEN_LEVEL))[feature]
         seen[level >= KILL_SCREEN_LEVEL, value] += 1
         play(planner, game, MAX_FRAMES, STOP_LEVEL, REACTION, pieces_seed, 1)
     return seen

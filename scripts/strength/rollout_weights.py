@@ -34,7 +34,7 @@ the same for the kill_screen set.
     .venv/bin/python scripts/strength/rollout_weights.py collect --seed 7000 --start 2000 \\
         --games 120 --rate 0.1 --fast-levels --evaluator nesbot-rightwell-tall --data fast/
     .venv/bin/python scripts/strength/rollout_weights.py collect --seed 7000 --start 3000 \\
-        --games 100 --rate 0.15 --k 5 --kill-screen --evaluator nesbot-rightwell-tall \\
+        --games 90 --rate 0.15 --k 5 --kill-screen --evaluator nesbot-rightwell-tall \\
         --data kill/
 """
 
@@ -60,8 +60,7 @@ from nesbot.evaluation.weights import Weights, save_weights
 from nesbot.lab.ab import from_zero
 from nesbot.lab.simulate import MAX_FRAMES, game_setup, map_indexed, pieces_seed_of, planner_for
 from nesbot.nes.ram import bcd_value
-from nesbot.rating.grades import TETRIS_POINTS_PER_LINE
-from nesbot.rating.playouts import REST_EFFICIENCY, played_on
+from nesbot.rating.playouts import played_on, rest_of_game
 
 REACTION = 18
 STOP_LEVEL = 39  # the kill screen's states are played to the format's level 39
@@ -107,10 +106,10 @@ def _start(name: str, part: str | None = None) -> tuple[Evaluator, np.ndarray]:
 
 def _levels(evaluator: Evaluator, part: str | None) -> range:
     """The levels whose states are collected and fitted: the fast_levels set's (from its
-    from_level to the kill screen), the kill screen's to level 39, or every level before
-    the kill screen."""
+    from_level to the kill screen), the kill_screen set's (from its from_level) to level
+    39, or every level before the kill screen."""
     if part == "kill_screen":
-        return range(KILL_SCREEN_LEVEL, STOP_LEVEL)
+        return range(evaluator.kill_screen_from_level, STOP_LEVEL)
     return range(evaluator.fast_levels_from_level if part else 0, KILL_SCREEN_LEVEL)
 
 
@@ -120,11 +119,7 @@ def _kill_screen_played_on(planner: Planner, game: Game, seed: int, horizon: int
     level 39 as played_on values the rest of the pre-29 game."""
     play(planner, game, MAX_FRAMES, STOP_LEVEL, REACTION, seed, horizon)
     points = float(bcd_value(*game.state()["score"]))
-    if not game.topped_out:
-        points += REST_EFFICIENCY * sum(
-            TETRIS_POINTS_PER_LINE * (level + 1) for level in game.line_levels(STOP_LEVEL)
-        )
-    return points
+    return points if game.topped_out else points + rest_of_game(game, STOP_LEVEL)
 
 
 @dataclass(frozen=True)
