@@ -940,9 +940,8 @@ cdef inline double least_term(int i, double weight) noexcept nogil:
         return weight
     if i == F_WELL_PAST_TETRIS:
         return weight * (FIELD_ROWS - 4)
-    if i == F_COVERED_READY_ROWS:
-        return weight * FIELD_ROWS
-    if i == F_BURNS_NEEDED or i == F_MIN_COLUMN_HOLE_DEPTH or i == F_MAX_COLUMN_HOLE_DEPTH:
+    if (i == F_BURNS_NEEDED or i == F_MIN_COLUMN_HOLE_DEPTH or i == F_MAX_COLUMN_HOLE_DEPTH
+            or i == F_COVERED_READY_ROWS):
         return weight * FIELD_ROWS
     return -INFINITY
 

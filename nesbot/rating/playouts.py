@@ -55,24 +55,29 @@ def playout_points(
 
 
 def played_on(
-    planner: Planner, game: Game, seed: int, horizon: int = DEFAULT_HORIZON, reaction: int = 0
+    planner: Planner,
+    game: Game,
+    seed: int,
+    horizon: int = DEFAULT_HORIZON,
+    reaction: int = 0,
+    stop_level: int = KILL_SCREEN_LEVEL,
 ) -> float:
     """One playout's points: `game`'s score (counted from where its worth is measured) once
     the planner has played `horizon` more of its pieces (drawn for `seed`), plus, alive
-    before level 29, the rest of the pre-29 game. Plays `game` in place."""
-    pre29 = game.state()["level"] < KILL_SCREEN_LEVEL
+    before `stop_level` (29), the rest of the game to it. Plays `game` in place."""
+    before_stop = game.state()["level"] < stop_level
     if not game.topped_out and horizon > 0:
         play(
             planner,
             game,
-            stop_level=KILL_SCREEN_LEVEL if pre29 else 255,
+            stop_level=stop_level if before_stop else 255,
             reaction=reaction,
             pieces_seed=seed,
             max_pieces=horizon,
         )
     points = float(_score(game))
-    if pre29 and not game.topped_out:
-        points += rest_of_game(game)
+    if before_stop and not game.topped_out:
+        points += rest_of_game(game, stop_level)
     return points
 
 

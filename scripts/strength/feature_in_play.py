@@ -14,13 +14,14 @@ the piece ranges' levels ending at 29).
 import argparse
 from collections import Counter
 
+from piece_by_piece import LEVEL, PieceByPiece
+
 from nesbot._core.evaluate import all_features_py
 from nesbot._core.features import ALL_FEATURE_NAMES
 from nesbot._core.pieces import KILL_SCREEN_LEVEL
-from nesbot._core.simulate import play
 from nesbot.bot.planning import PlannerSettings
 from nesbot.evaluation.evaluators import get_evaluator
-from nesbot.lab.simulate import MAX_FRAMES, GameSpec, map_indexed, planner_for, start_game
+from nesbot.lab.simulate import GameSpec, map_indexed
 
 REACTION = 18
 STOP_LEVEL = 39
@@ -29,15 +30,14 @@ STOP_LEVEL = 39
 def values_seen(job: tuple[GameSpec, int]) -> Counter[tuple[bool, float]]:
     """(from level 29?, the feature's value) of every board one game's pieces spawn on."""
     spec, feature = job
-    game, pieces_seed = start_game(spec)
-    planner = planner_for(spec.evaluator, spec.settings)
+    by_piece = PieceByPiece(spec)
     seen: Counter[tuple[bool, float]] = Counter()
-    while game.active:
-        state = game.state()
+    while by_piece.game.active:
+        state = by_piece.game.state()
         level = state["level"]
         value = all_features_py(state["rows"], level=min(level, KILL_SCREEN_LEVEL))[feature]
         seen[level >= KILL_SCREEN_LEVEL, value] += 1
-        play(planner, game, MAX_FRAMES, STOP_LEVEL, REACTION, pieces_seed, 1)
+        by_piece.play_piece()
     return seen
 
 
@@ -51,10 +51,11 @@ def main() -> None:
     evaluator = get_evaluator(None, reaction=REACTION)
     settings = PlannerSettings(reaction=REACTION)
     feature = ALL_FEATURE_NAMES.index(args.feature)
-    jobs = [
-        (GameSpec(evaluator, settings, 18, args.seed, index, STOP_LEVEL, same_pieces=True), feature)
+    specs = [
+        GameSpec(evaluator, settings, LEVEL, args.seed, index, STOP_LEVEL, same_pieces=True)
         for index in range(args.games)
     ]
+    jobs = [(spec, feature) for spec in specs]
     seen: Counter[tuple[bool, float]] = Counter()
     for _, counts in map_indexed(values_seen, jobs, args.workers):
         seen.update(counts)

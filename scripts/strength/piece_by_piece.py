@@ -21,6 +21,7 @@ class PieceByPiece:
         self.planner = planner_for(spec.evaluator, spec.settings)
         self.searcher = Searcher(spec.settings.tap_interval)
         self.reaction = spec.settings.reaction
+        self.stop_level = spec.stop_level
 
     def bands(self) -> Iterator[str]:
         """The level band of each piece, at its first frame, while the game goes on before
@@ -34,7 +35,7 @@ class PieceByPiece:
             self.planner,
             self.game,
             MAX_FRAMES,
-            KILL_SCREEN_LEVEL,
+            self.stop_level,
             self.reaction,
             self.pieces_seed,
             1,

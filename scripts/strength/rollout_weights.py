@@ -60,7 +60,7 @@ from nesbot.evaluation.weights import Weights, save_weights
 from nesbot.lab.ab import from_zero
 from nesbot.lab.simulate import MAX_FRAMES, game_setup, map_indexed, pieces_seed_of, planner_for
 from nesbot.nes.ram import bcd_value
-from nesbot.rating.playouts import played_on, rest_of_game
+from nesbot.rating.playouts import played_on
 
 REACTION = 18
 STOP_LEVEL = 39  # the kill screen's states are played to the format's level 39
@@ -111,15 +111,6 @@ def _levels(evaluator: Evaluator, part: str | None) -> range:
     if part == "kill_screen":
         return range(evaluator.kill_screen_from_level, STOP_LEVEL)
     return range(evaluator.fast_levels_from_level if part else 0, KILL_SCREEN_LEVEL)
-
-
-def _kill_screen_played_on(planner: Planner, game: Game, seed: int, horizon: int) -> float:
-    """One playout from a kill-screen state: its points once the planner has played
-    `horizon` more pieces (to level 39 at most), plus, alive, the rest of the game to
-    level 39 as played_on values the rest of the pre-29 game."""
-    play(planner, game, MAX_FRAMES, STOP_LEVEL, REACTION, seed, horizon)
-    points = float(bcd_value(*game.state()["score"]))
-    return points if game.topped_out else points + rest_of_game(game, STOP_LEVEL)
 
 
 @dataclass(frozen=True)
@@ -191,15 +182,11 @@ def _state(
     if mine >= args.k:
         kept.append(options[mine])
     seeds = draws.integers(2**62, size=args.m).tolist()
-    if args.part == "kill_screen":
-        points = [
-            [_kill_screen_played_on(bot.planner, o[1].copy(), s, args.h) for s in seeds]
-            for o in kept
-        ]
-    else:
-        points = [
-            [played_on(bot.planner, o[1].copy(), s, args.h, REACTION) for s in seeds] for o in kept
-        ]
+    stop = _levels(bot.evaluator, args.part).stop  # the rest of the game counted to it
+    points = [
+        [played_on(bot.planner, o[1].copy(), s, args.h, REACTION, stop) for s in seeds]
+        for o in kept
+    ]
     features = np.full((MAX_KEPT, MAX_NEXT, FEATURES + 1), np.nan, np.float32)
     for i, (_, _, pairs) in enumerate(kept):
         features[i, : len(pairs)] = pairs
