@@ -59,6 +59,10 @@ cdef class Planner:
                                      # follows with the second (its best by one-piece value)
     cdef public int kill_deep_width  # the same two from level 29 (a row a frame: fewer
     cdef public int kill_deep_branch # placements, and every one is chosen blind)
+    cdef public int kill_third_width # from level 29: of those, the best judged three unknown
+                                     # pieces deep (0: none), following the first unknown
+    cdef public int kill_third_branch   # piece's best few placements, and
+    cdef public int kill_third_branch2  # the second's best few
     cdef public int width            # first placements the lookahead (and the next piece's
                                      # search) re-judge
     cdef public int next_width       # with a lookahead: each first placement's best pairs
@@ -93,8 +97,9 @@ cdef class Planner:
     cdef double _expected_best(self, const Chain* chain, int before_type,
                                bint further, double* by_type) noexcept nogil
     cdef void _look_ahead(self, int before_type, bint hedge, int level) noexcept nogil
-    cdef double _expected_deeper(self, const Chain* c, int before_type,
-                                 int branch) noexcept nogil
+    cdef double _expected_deeper(self, const Chain* c, int before_type, int branch,
+                                 int later_branch, int pieces) noexcept nogil
+    cdef void _sort_candidates(self) noexcept nogil
     cdef void _look_deeper(self, int before_type, int level) noexcept nogil
     cdef int _commit(self, const GameC* g, Verdict* verdict) noexcept nogil
     # The best placement of the game's active piece (an index into first.placements), or

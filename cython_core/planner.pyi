@@ -15,6 +15,9 @@ class Planner:
     deep_branch: int
     kill_deep_width: int
     kill_deep_branch: int
+    kill_third_width: int
+    kill_third_branch: int
+    kill_third_branch2: int
     width: int
     next_width: int
     bound_pruning: bool
@@ -47,5 +50,7 @@ DEFAULT_DEEP_WIDTH: int
 DEFAULT_DEEP_BRANCH: int
 DEFAULT_KILL_DEEP_WIDTH: int
 DEFAULT_KILL_DEEP_BRANCH: int
+DEFAULT_KILL_THIRD_BRANCH: int
+DEFAULT_KILL_THIRD_BRANCH2: int
 DEEP_BRANCH_MAX: int
 NEXT_WIDTH_MAX: int

@@ -56,11 +56,17 @@ cdef enum:
     # a plan; 8 first placements went over it, docs/strength.md).
     KILL_DEEP_WIDTH = 6
     KILL_DEEP_BRANCH = 4
+    # Three unknown pieces deep there (Planner.kill_third_width, off by default): the first
+    # unknown piece's 2 best placements, the second's best one.
+    KILL_THIRD_BRANCH = 2
+    KILL_THIRD_BRANCH2 = 1
     MAX_DEEP_BRANCH = 8
 DEFAULT_DEEP_WIDTH = DEEP_WIDTH      # for nesbot.bot.planning
 DEFAULT_DEEP_BRANCH = DEEP_BRANCH
 DEFAULT_KILL_DEEP_WIDTH = KILL_DEEP_WIDTH
 DEFAULT_KILL_DEEP_BRANCH = KILL_DEEP_BRANCH
+DEFAULT_KILL_THIRD_BRANCH = KILL_THIRD_BRANCH
+DEFAULT_KILL_THIRD_BRANCH2 = KILL_THIRD_BRANCH2
 DEEP_BRANCH_MAX = MAX_DEEP_BRANCH
 NEXT_WIDTH_MAX = MAX_NEXT_WIDTH
 
@@ -226,6 +232,9 @@ cdef class Planner:
         self.deep_branch = DEEP_BRANCH
         self.kill_deep_width = KILL_DEEP_WIDTH
         self.kill_deep_branch = KILL_DEEP_BRANCH
+        self.kill_third_width = 0
+        self.kill_third_branch = KILL_THIRD_BRANCH
+        self.kill_third_branch2 = KILL_THIRD_BRANCH2
         self.width = width
         self.next_width = 1
         self.bound_pruning = True
@@ -448,17 +457,10 @@ cdef class Planner:
         if self.lookahead == 2:
             self._look_deeper(before_type, level)
 
-    cdef void _look_deeper(self, int before_type, int level) noexcept nogil:
-        """Lookahead 2: the `deep_width` best candidates by the lookahead's verdicts are
-        judged again two unknown pieces deep (_expected_deeper), and only they remain: a
-        deeper value cannot be compared with a shallower one. From level 29 on, the
-        `kill_deep_width` best, `kill_deep_branch` deep."""
+    cdef void _sort_candidates(self) noexcept nogil:
+        """Insertion sort, best first (a lookahead changed the values _keep sorted by)."""
         cdef int k, j
         cdef Candidate c
-        cdef bint kill = level >= LEVEL_ONE_FRAME_ROWS
-        cdef int width = self.kill_deep_width if kill else self.deep_width
-        cdef int branch = self.kill_deep_branch if kill else self.deep_branch
-        # insertion sort, best first (the lookahead changed the values _keep sorted by)
         for k in range(1, self.candidate_count):
             c = self.candidates[k]
             j = k
@@ -466,19 +468,45 @@ cdef class Planner:
                 self.candidates[j] = self.candidates[j - 1]
                 j -= 1
             self.candidates[j] = c
+
+    cdef void _look_deeper(self, int before_type, int level) noexcept nogil:
+        """Lookahead 2: the `deep_width` best candidates by the lookahead's verdicts are
+        judged again two unknown pieces deep (_expected_deeper), and only they remain: a
+        deeper value cannot be compared with a shallower one. From level 29 on, the
+        `kill_deep_width` best, `kill_deep_branch` deep; then, with `kill_third_width`,
+        that many of them three unknown pieces deep (every placement there is chosen
+        blind, and depth is what pays for a blind choice: docs/strength.md)."""
+        cdef int k
+        cdef bint kill = level >= LEVEL_ONE_FRAME_ROWS
+        cdef int width = self.kill_deep_width if kill else self.deep_width
+        cdef int branch = self.kill_deep_branch if kill else self.deep_branch
+        self._sort_candidates()
         if 1 <= width < self.candidate_count:
             self.candidate_count = width
         for k in range(self.candidate_count):
             if self.candidates[k].has_next:
                 self.candidates[k].verdict.value = self._expected_deeper(
-                    &self.candidates[k].chain, before_type, branch)
+                    &self.candidates[k].chain, before_type, branch, 0, 2)
+        if not kill or self.kill_third_width < 1:
+            return
+        self._sort_candidates()
+        if self.kill_third_width < self.candidate_count:
+            self.candidate_count = self.kill_third_width
+        for k in range(self.candidate_count):
+            if self.candidates[k].has_next:
+                self.candidates[k].verdict.value = self._expected_deeper(
+                    &self.candidates[k].chain, before_type, self.kill_third_branch,
+                    self.kill_third_branch2, 3)
 
-    cdef double _expected_deeper(self, const Chain* c, int before_type,
-                                 int branch) noexcept nogil:
+    cdef double _expected_deeper(self, const Chain* c, int before_type, int branch,
+                                 int later_branch, int pieces) noexcept nogil:
         """The expected value, over the piece the picker draws after `before_type`, of its
         best placement on c's board among its `branch` best by one-piece value, each
         valued by the expected best placement of the piece the picker draws after it (plain
-        paths at the level each leaves; rules 3-4 as in _expected_best)."""
+        paths at the level each leaves; rules 3-4 as in _expected_best): `pieces` 2. With
+        `pieces` 3, each is valued so itself two pieces deep, over `later_branch` placements
+        of the next (the call for it searches `unknown` again: this one is done with its
+        placements by then, its branches being copies)."""
         cdef Piece spawn
         cdef Branch branches[MAX_DEEP_BRANCH]
         cdef Branch b, best
@@ -521,8 +549,12 @@ cdef class Planner:
                 branches[m].chain.lines[1] = c.lines[1]
                 count_lines(&branches[m].chain.level, branches[m].chain.lines,
                             branches[m].chain.cleared - c.cleared)
-                # from here on a branch is worth the fourth piece's expected best
-                branches[m].value = self._expected_best(&branches[m].chain, t, True, NULL)
+                if pieces > 2:
+                    branches[m].value = self._expected_deeper(&branches[m].chain, t,
+                                                              later_branch, 0, pieces - 1)
+                else:
+                    # from here on a branch is worth the fourth piece's expected best
+                    branches[m].value = self._expected_best(&branches[m].chain, t, True, NULL)
                 if branch_better(&branches[m], &best):
                     best.value = branches[m].value
                     best.vetoed = branches[m].vetoed

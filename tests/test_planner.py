@@ -21,6 +21,7 @@ from nesbot._core.planner import Planner
 from nesbot._core.rules import piece_odds
 from nesbot._core.simulate import nes_rng
 from nesbot.bot.planning import PlannerSettings, build_planner
+from nesbot.errors import NesbotError
 from nesbot.evaluation.evaluators import EVALUATORS
 
 MEATFIGHTER = EVALUATORS["meatfighter-2018"]
@@ -265,44 +266,88 @@ def _best_value(rows: list[int], piece_type: int, level: int, evaluator) -> floa
     )
 
 
+def _expected_deep(state: dict, before_type: int, branches: tuple[int, ...], evaluator) -> float:
+    """Over the piece the picker draws after `before_type`, with its odds: its best
+    placement on `state`'s board, or with `branches` (n, ...) the best of its n best
+    placements by their own evaluation, each valued so itself with (...) after it."""
+    odds = piece_odds()
+    total = 0.0
+    for piece in range(7):
+        if not odds[before_type][piece]:
+            continue
+        if not branches:
+            total += odds[before_type][piece] * _best_value(
+                state["rows"], piece, state["level"], evaluator
+            )
+            continue
+        spawned = Game.spawned(state["rows"], SPAWN_TABLE[piece], SPAWN_TABLE[0], state["level"])
+        placed = [
+            _after_locks(spawned, lock).state() for lock in Searcher().plain_placements_of(spawned)
+        ]
+        placed.sort(key=lambda s: evaluate_py(s["rows"], 0, 0, evaluator))
+        total += odds[before_type][piece] * min(
+            _expected_deep(s, piece, branches[1:], evaluator) for s in placed[: branches[0]]
+        )
+    return total
+
+
 @pytest.mark.parametrize(
-    ("level", "settings"),
+    ("level", "settings", "branches"),
     [
-        (19, PlannerSettings(lookahead=2, deep_width=2, deep_branch=3, kill_screen_deep_branch=1)),
-        (29, PlannerSettings(lookahead=2, deep_width=2, deep_branch=1, kill_screen_deep_branch=3)),
+        (
+            19,
+            PlannerSettings(lookahead=2, deep_width=2, deep_branch=3, kill_screen_deep_branch=1),
+            (3,),
+        ),
+        (
+            29,
+            PlannerSettings(lookahead=2, deep_width=2, deep_branch=1, kill_screen_deep_branch=3),
+            (3,),
+        ),
+        (
+            29,
+            PlannerSettings(
+                lookahead=2,
+                kill_screen_deep_branch=3,
+                kill_screen_third_width=1,
+                kill_screen_third_branch=2,
+                kill_screen_third_branch2=1,
+            ),
+            (2, 1),
+        ),
     ],
 )
-def test_lookahead_2_weighs_two_unknown_pieces_with_the_pickers_odds(level, settings):
+def test_lookahead_2_weighs_two_unknown_pieces_with_the_pickers_odds(level, settings, branches):
     """The value of lookahead 2's plan, rebuilt by brute force: over the third piece (the
     picker's odds after the next), the best of its 3 best placements by their own
     evaluation (`deep_branch`; from level 29, `kill_screen_deep_branch`), each valued by the
-    expected best placement of the fourth piece (the odds after the third). Hidamari's
-    weights read the board alone and have no calming rules, so nothing else enters the
-    value."""
+    expected best placement of the fourth piece (the odds after the third). From level 29
+    with `kill_screen_third_width`, the plan chosen three unknown pieces deep: the best of
+    the third piece's 2 best placements, each valued by the best of the fourth piece's
+    best one, valued by the fifth's expected best. Hidamari's weights read the board alone
+    and have no calming rules, so nothing else enters the value."""
     hidamari = EVALUATORS["hidamari"]
     rows = [0] * 13 + [0b0000110000, 0b1000111001, 0b1101111011] + [0b1111011111] * 4
     game = Game.spawned(rows, T_DOWN, 0x0E, level)  # T now, L next
     planner = build_planner(hidamari, settings)
     _pads, x, y, orientation, value = planner.plan(game)
-    after = _after_locks(game, (x, y, orientation), planner.next_lock)
-    odds = piece_odds()
-    next_type = PIECE_TYPE[0x0E]
-
-    def third_value(t3: int) -> float:
-        state = after.state()
-        spawned = Game.spawned(state["rows"], SPAWN_TABLE[t3], SPAWN_TABLE[0], state["level"])
-        placed = [
-            _after_locks(spawned, lock).state() for lock in Searcher().plain_placements_of(spawned)
-        ]
-        placed.sort(key=lambda s: evaluate_py(s["rows"], 0, 0, hidamari))
-        return min(
-            sum(
-                odds[t3][t4] * _best_value(s["rows"], t4, s["level"], hidamari)
-                for t4 in range(7)
-                if odds[t3][t4]
-            )
-            for s in placed[:3]
-        )
-
-    expected = sum(odds[next_type][t3] * third_value(t3) for t3 in range(7) if odds[next_type][t3])
+    after = _after_locks(game, (x, y, orientation), planner.next_lock).state()
+    expected = _expected_deep(after, PIECE_TYPE[0x0E], branches, hidamari)
     assert value == pytest.approx(expected, rel=1e-12)
+
+
+def test_three_unknown_pieces_deep_is_off_unless_set_and_within_the_kill_screens_width():
+    """kill_screen_third_width re-judges some of the kill screen's deep candidates, so it
+    is at most kill_screen_deep_width (0, the default: none); its branches are lookahead 2's."""
+    planner = build_planner(MEATFIGHTER, PlannerSettings())
+    assert (planner.kill_third_width, planner.kill_third_branch, planner.kill_third_branch2) == (
+        0,
+        2,
+        1,
+    )
+    planner = build_planner(MEATFIGHTER, PlannerSettings(kill_screen_third_width=3))
+    assert planner.kill_third_width == 3
+    with pytest.raises(NesbotError, match="kill_screen_third_width 7 is outside 0-6"):
+        PlannerSettings(kill_screen_third_width=7)
+    with pytest.raises(NesbotError, match="kill_screen_third_branch2 9 is outside 1-8"):
+        PlannerSettings(kill_screen_third_branch2=9)

@@ -85,6 +85,23 @@ PINNED = {
         "866c39912028c29e",
         115,
     ),
+    # and the best 2 of those judged three unknown pieces deep (2 and then 1 placements
+    # followed): other decisions from level 29 ...
+    "--level 29 --reaction 18, three unknown pieces deep from level 29": (
+        PlannerSettings(reaction=18, kill_screen_third_width=2),
+        29,
+        FRAMES,
+        "5b79b8c1562751d0",
+        111,
+    ),
+    # ... and none before it: as --reaction 18
+    "--reaction 18, three unknown pieces deep from level 29": (
+        PlannerSettings(reaction=18, kill_screen_third_width=2),
+        19,
+        FRAMES,
+        "4410ebc0b4fc53be",
+        144,
+    ),
     # the next piece's search after the kept first placements, each searched once
     "--lookahead 1 --next-search search": (
         PlannerSettings(lookahead=1, next_search="search"),

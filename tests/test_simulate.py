@@ -369,6 +369,24 @@ def test_saved_games_of_an_older_nesbot_go_on_as_the_run_they_were(tmp_path):
     assert len(path.read_text().splitlines()) == 3
 
 
+def test_saved_games_from_before_three_unknown_pieces_go_on_as_the_default(tmp_path):
+    """A file whose run names no kill_screen_third_ settings (nesbot before them) looked two
+    unknown pieces deep, as the default does: the run goes on from it."""
+    path = tmp_path / "games.jsonl"
+    simulate(MEATFIGHTER, 1, level=29, seed=13, progress=False, save_games=path)
+    header, *games = (json.loads(line) for line in path.read_text().splitlines())
+    for key in ("kill_screen_third_width", "kill_screen_third_branch", "kill_screen_third_branch2"):
+        del header["run"]["settings"][key]
+    path.write_text("".join(json.dumps(line) + "\n" for line in [header, *games]))
+    _, results = simulate(MEATFIGHTER, 2, level=29, seed=13, progress=False, save_games=path)
+    assert results[0] == {k: v for k, v in games[0].items() if k != "index"}  # not played again
+    deeper = PlannerSettings(kill_screen_third_width=2)
+    with pytest.raises(NesbotError, match="holds the games of another run"):
+        simulate(
+            MEATFIGHTER, 3, level=29, seed=13, settings=deeper, progress=False, save_games=path
+        )
+
+
 def test_saved_games_from_before_next_width_are_the_runs_of_one_pair_each(tmp_path):
     """A file whose run names no next_width (nesbot before it) was played with each first
     placement's best pair alone: a run with next_width 1 goes on from it, 2 is another."""

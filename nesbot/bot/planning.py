@@ -15,6 +15,8 @@ from nesbot._core.planner import (
     DEFAULT_DEEP_WIDTH,
     DEFAULT_KILL_DEEP_BRANCH,
     DEFAULT_KILL_DEEP_WIDTH,
+    DEFAULT_KILL_THIRD_BRANCH,
+    DEFAULT_KILL_THIRD_BRANCH2,
     NEXT_WIDTH_MAX,
     Planner,
 )
@@ -65,7 +67,10 @@ class PlannerSettings:
     the best placement. deep_width, deep_branch: lookahead 2's first placements judged two
     unknown pieces deep, and the first unknown piece's placements followed (BY_FORMAT: 6
     and 4 with a reaction at 30 Hz, else 3 and 2; the field then holds the number); the
-    kill_screen_ pair: the same in plans made from level 29 on. next_width: with a
+    kill_screen_ pair: the same in plans made from level 29 on. kill_screen_third_width:
+    of those, the best so many judged again three unknown pieces deep, following the
+    kill_screen_third_branch best placements of the first unknown piece and the
+    kill_screen_third_branch2 best of the second (0: none). next_width: with a
     lookahead, each first placement enters the `width` its lookahead judges with its
     next_width best placements of the next piece (by the two pieces), so it is worth its
     best continuation by the lookahead's value (1: its best pair alone; BY_FORMAT: 2 at
@@ -83,6 +88,9 @@ class PlannerSettings:
     deep_branch: int = BY_FORMAT
     kill_screen_deep_width: int = DEFAULT_KILL_DEEP_WIDTH
     kill_screen_deep_branch: int = DEFAULT_KILL_DEEP_BRANCH
+    kill_screen_third_width: int = 0
+    kill_screen_third_branch: int = DEFAULT_KILL_THIRD_BRANCH
+    kill_screen_third_branch2: int = DEFAULT_KILL_THIRD_BRANCH2
     next_width: int = BY_FORMAT
     # The fields given as BY_FORMAT, which at_tap_hz chooses again (an attribute, not a
     # field: the games files' run identity holds the fields alone).
@@ -121,6 +129,14 @@ class PlannerSettings:
                 raise NesbotError(f"{width_name} {width} is outside 1-{self.width}")
             if not 1 <= branch <= DEEP_BRANCH_MAX:
                 raise NesbotError(f"{branch_name} {branch} is outside 1-{DEEP_BRANCH_MAX}")
+        if not 0 <= self.kill_screen_third_width <= self.kill_screen_deep_width:
+            raise NesbotError(
+                f"kill_screen_third_width {self.kill_screen_third_width} is outside "
+                f"0-{self.kill_screen_deep_width} (kill_screen_deep_width)"
+            )
+        for name in ("kill_screen_third_branch", "kill_screen_third_branch2"):
+            if not 1 <= getattr(self, name) <= DEEP_BRANCH_MAX:
+                raise NesbotError(f"{name} {getattr(self, name)} is outside 1-{DEEP_BRANCH_MAX}")
         if not 1 <= self.next_width <= NEXT_WIDTH_MAX:
             raise NesbotError(f"--next-width {self.next_width} is outside 1-{NEXT_WIDTH_MAX}")
         if self.next_search not in NEXT_SEARCHES:
@@ -146,10 +162,13 @@ def settings_saved_before(settings: dict[str, Any]) -> dict[str, Any]:
     """PlannerSettings fields saved (asdict) by an older nesbot, with the fields added
     since at what those plans did: before the kill_screen_ widths they searched as deep
     from level 29 as before it, and before next_width each first placement brought its
-    best pair alone."""
+    best pair alone; none looked three unknown pieces deep."""
     return {
         "kill_screen_deep_width": settings.get("deep_width", DEFAULT_DEEP_WIDTH),
         "kill_screen_deep_branch": settings.get("deep_branch", DEFAULT_DEEP_BRANCH),
+        "kill_screen_third_width": 0,
+        "kill_screen_third_branch": DEFAULT_KILL_THIRD_BRANCH,
+        "kill_screen_third_branch2": DEFAULT_KILL_THIRD_BRANCH2,
         "next_width": 1,
     } | settings
 
@@ -185,6 +204,9 @@ def build_planner(
     planner.deep_branch = settings.deep_branch
     planner.kill_deep_width = settings.kill_screen_deep_width
     planner.kill_deep_branch = settings.kill_screen_deep_branch
+    planner.kill_third_width = settings.kill_screen_third_width
+    planner.kill_third_branch = settings.kill_screen_third_branch
+    planner.kill_third_branch2 = settings.kill_screen_third_branch2
     planner.next_width = settings.next_width
     planner.reaction = settings.reaction
     return planner

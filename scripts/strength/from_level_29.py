@@ -14,8 +14,9 @@ points from there to level 39 or the top-out (BetaTetris's count), the paired di
         --set 'low6={"high_stack": 10, "safe_stack_height": 6}'
 
 A set's "planner" key changes the planner's settings for its row (PlannerSettings fields,
-e.g. {"kill_screen_deep_width": 8}); `--against NAME` takes the differences against that
-row instead of the evaluator's.
+e.g. {"kill_screen_deep_width": 8}; its "reaction" also sets the frames the next piece is
+hidden from there on, to measure what the reaction costs); `--against NAME` takes the
+differences against that row instead of the evaluator's.
 """
 
 import argparse
@@ -68,7 +69,7 @@ def play_on(job: tuple[Evaluator, PlannerSettings, int, int, dict]) -> dict:
         Game.from_state(state),
         MAX_FRAMES,
         LEVEL_39,
-        REACTION,
+        settings.reaction,
         pieces_seed_of(seed, index),
     )
     at_39 = result["line_points_at_39"]
@@ -78,6 +79,29 @@ def play_on(job: tuple[Evaluator, PlannerSettings, int, int, dict]) -> dict:
         "lines": result["lines"] - lines_before,
         "tetrises": result["tetrises"],
     }
+
+
+def level_states(
+    base: Evaluator,
+    settings: PlannerSettings,
+    seed: int,
+    games: int,
+    arrive_level: int,
+    cache: Path,
+    workers: int,
+) -> list[dict | None]:
+    """The states games 0 to `games` - 1 of `seed` reach `arrive_level` in with `base` (None
+    for a game that tops out before it), played once and kept in `cache`."""
+    cache.mkdir(parents=True, exist_ok=True)
+    level_tag = "" if arrive_level == KILL_SCREEN_LEVEL else f"-level{arrive_level}"
+    states_file = cache / f"states-{base.name}-{settings.tap_hz}hz-{seed}-{games}{level_tag}.json"
+    if not states_file.exists():
+        jobs = [(base, settings, seed, i, arrive_level) for i in range(games)]
+        states: list[dict | None] = [None] * games
+        for i, state in map_indexed(arrive, jobs, workers):
+            states[i] = state
+        states_file.write_text(json.dumps(states))
+    return json.loads(states_file.read_text())
 
 
 def with_kill_screen(base: Evaluator, name: str, change: dict[str, float]) -> Evaluator:
@@ -134,18 +158,9 @@ def main() -> None:
     if against not in rows:
         parser.error(f"--against {against}: no such row")
 
-    args.cache.mkdir(parents=True, exist_ok=True)
-    level_tag = "" if args.arrive_level == KILL_SCREEN_LEVEL else f"-level{args.arrive_level}"
-    states_file = (
-        args.cache / f"states-{base.name}-{args.tap_hz}hz-{args.seed}-{args.games}{level_tag}.json"
+    states = level_states(
+        base, settings, args.seed, args.games, args.arrive_level, args.cache, args.workers
     )
-    if not states_file.exists():
-        jobs = [(base, settings, args.seed, i, args.arrive_level) for i in range(args.games)]
-        states: list[dict | None] = [None] * args.games
-        for i, state in map_indexed(arrive, jobs, args.workers):
-            states[i] = state
-        states_file.write_text(json.dumps(states))
-    states = json.loads(states_file.read_text())
     arrived = [i for i, state in enumerate(states) if state is not None]
     print(
         f"{len(arrived)} of {args.games} games reach level {args.arrive_level} "
