@@ -1042,6 +1042,16 @@ def all_features_py(rows, int level=19, int tap_interval=2) -> list[float]:
     return [f.f[i] for i in range(ALL_FEATURE_COUNT)]
 
 
+def ready_rows_py(rows) -> int:
+    """The rows just above column 9's top that are full but for it (4 make the board
+    Tetris-ready): the evaluator's count, for the scripts that tell boards apart by it."""
+    cdef Board b
+    cdef int heights[WIDTH]
+    _load_board(rows, &b)
+    column_heights(&b, heights)
+    return ready_rows(&b, heights[WIDTH - 1])
+
+
 def ceiling_penalty_py(rows, double ceiling_weight=DEFAULT_CEILING_WEIGHT) -> float:
     """Rule 2's penalty alone for a board."""
     cdef Board b

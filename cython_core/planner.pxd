@@ -59,10 +59,12 @@ cdef class Planner:
                                      # follows with the second (its best by one-piece value)
     cdef public int kill_deep_width  # the same two from level 29 (a row a frame: fewer
     cdef public int kill_deep_branch # placements, and every one is chosen blind)
-    cdef public int kill_third_width # from level 29: of those, the best judged three unknown
-                                     # pieces deep (0: none), following the first unknown
-    cdef public int kill_third_branch   # piece's best few placements, and
-    cdef public int kill_third_branch2  # the second's best few
+    # From level 29, of those the kill_third_width best (0: none) judged three unknown
+    # pieces deep, following the first unknown piece's kill_third_branch best placements
+    # and the second's kill_third_branch2 best.
+    cdef public int kill_third_width
+    cdef public int kill_third_branch
+    cdef public int kill_third_branch2
     cdef public int width            # first placements the lookahead (and the next piece's
                                      # search) re-judge
     cdef public int next_width       # with a lookahead: each first placement's best pairs

@@ -348,3 +348,20 @@ def test_the_next_pieces_width_is_an_option_of_every_planning_command():
     _assert_one_line_error(
         nesbot("simulate", "--games", "1", "--next-width", "5"), "--next-width 5"
     )
+
+
+def test_the_kill_screens_third_piece_is_an_option_of_every_planning_command():
+    """--kill-screen-third-width reaches the planner's settings; none is the format's
+    default (2 with a reaction at 30 Hz, else 0), 0 turns it off, and past the kill
+    screen's lookahead width it is a one-line error."""
+    for command in PLANNING_COMMANDS:
+        settings = planner_settings_of(command, "--kill-screen-third-width", "1")
+        assert settings.kill_screen_third_width == 1, command
+    assert planner_settings_of("simulate", "--reaction", "18").kill_screen_third_width == 2
+    off = planner_settings_of("simulate", "--reaction", "18", "--kill-screen-third-width", "0")
+    assert off.kill_screen_third_width == 0
+    assert planner_settings_of("simulate").kill_screen_third_width == 0
+    _assert_one_line_error(
+        nesbot("simulate", "--games", "1", "--kill-screen-third-width", "7"),
+        "--kill-screen-third-width 7",
+    )

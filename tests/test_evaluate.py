@@ -20,6 +20,7 @@ from nesbot._core.evaluate import (
     evaluate_trace,
     field_split_py,
     format_trace,
+    ready_rows_py,
     touches_ceiling_py,
 )
 from nesbot._core.features import ALL_FEATURE_NAMES, FEATURE_NAMES
@@ -435,6 +436,16 @@ def test_blocks_spawn_single_cells():
 def test_blocks_spawn_random_boards():
     for rows in RANDOM_BOARDS:
         assert blocks_spawn_py(rows) == ref_blocks_spawn(rows)
+
+
+def test_ready_rows_count_up_from_the_wells_top():
+    ready = FULL & ~(1 << 9)  # full but for column 9
+    assert ready_rows_py(board({r: ready for r in range(14, 20)})) == 6
+    # column 9 filled on row 17 (column 8 open there): rows 15-16 stand above its top
+    assert ready_rows_py(board({15: ready, 16: ready, 17: FULL & ~(1 << 8), 18: ready})) == 2
+    # a row open elsewhere stops the count
+    assert ready_rows_py(board({18: ready & ~(1 << 3), 19: ready})) == 1
+    assert ready_rows_py([0] * 22) == 0
 
 
 def test_touches_ceiling():

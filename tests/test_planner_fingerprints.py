@@ -68,9 +68,19 @@ PINNED = {
         97,
     ),
     # and from level 29 keeps a lower stack (the fitted weights, a price on its height on top),
-    # its lookahead 2 wider and deeper there
+    # its lookahead 2 wider and deeper there, and the best 2 of its deep candidates judged
+    # three unknown pieces deep (2 and then 1 placements followed; before level 29 nothing
+    # changes: --reaction 18 above is as it was before it)
     "--level 29 --reaction 18": (
         PlannerSettings(reaction=18),
+        29,
+        FRAMES,
+        "5b79b8c1562751d0",
+        111,
+    ),
+    # two unknown pieces deep alone, as before the third: the same decisions as then
+    "--level 29 --reaction 18, two unknown pieces deep from level 29": (
+        PlannerSettings(reaction=18, kill_screen_third_width=0),
         29,
         FRAMES,
         "a63aea2732a2a290",
@@ -79,28 +89,16 @@ PINNED = {
     # the kill screen's widths reach its plans: narrower, other decisions (level 19's
     # widths, 3 and 2, decide otherwise too)
     "--level 29 --reaction 18, lookahead 2 narrower from level 29": (
-        PlannerSettings(reaction=18, kill_screen_deep_width=2, kill_screen_deep_branch=1),
+        PlannerSettings(
+            reaction=18,
+            kill_screen_deep_width=2,
+            kill_screen_deep_branch=1,
+            kill_screen_third_width=0,
+        ),
         29,
         FRAMES,
         "866c39912028c29e",
         115,
-    ),
-    # and the best 2 of those judged three unknown pieces deep (2 and then 1 placements
-    # followed): other decisions from level 29 ...
-    "--level 29 --reaction 18, three unknown pieces deep from level 29": (
-        PlannerSettings(reaction=18, kill_screen_third_width=2),
-        29,
-        FRAMES,
-        "5b79b8c1562751d0",
-        111,
-    ),
-    # ... and none before it: as --reaction 18
-    "--reaction 18, three unknown pieces deep from level 29": (
-        PlannerSettings(reaction=18, kill_screen_third_width=2),
-        19,
-        FRAMES,
-        "4410ebc0b4fc53be",
-        144,
     ),
     # the next piece's search after the kept first placements, each searched once
     "--lookahead 1 --next-search search": (

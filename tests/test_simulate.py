@@ -371,7 +371,7 @@ def test_saved_games_of_an_older_nesbot_go_on_as_the_run_they_were(tmp_path):
 
 def test_saved_games_from_before_three_unknown_pieces_go_on_as_the_default(tmp_path):
     """A file whose run names no kill_screen_third_ settings (nesbot before them) looked two
-    unknown pieces deep, as the default does: the run goes on from it."""
+    unknown pieces deep, as the default without a reaction does: the run goes on from it."""
     path = tmp_path / "games.jsonl"
     simulate(MEATFIGHTER, 1, level=29, seed=13, progress=False, save_games=path)
     header, *games = (json.loads(line) for line in path.read_text().splitlines())

@@ -44,7 +44,14 @@ FORMAT_DEEP_BRANCH = 4
 # continuation"). At 20 Hz with a reaction 200 fresh games made +32,198 before level 29 but
 # -2,968 ± 21,250 at level 39 (5.5 points fewer reached it): one pair each there.
 NEXT_WIDTH_30HZ = 2
-BY_FORMAT = 0  # deep_width, deep_branch, next_width: the default for the tap rate and reaction
+# From level 29 with a reaction at 30 Hz, the best 2 of the kill screen's deep candidates
+# are judged three unknown pieces deep: +14,904 ± 5,242 at level 39 on 1,000 fresh games of the
+# format, nothing before 29 (docs/strength.md, "What the blind frames cost at the kill
+# screen"). Elsewhere unmeasured, so off; never wider than kill_screen_deep_width.
+KILL_THIRD_WIDTH_FORMAT = 2
+# The fields given as BY_FORMAT take the default for the tap rate and reaction. On the
+# command line 0 asks for it (options.py); here 0 is a width of its own (the third look off).
+BY_FORMAT = -1
 MAX_PREMOVE = 8  # each option costs about 7 plans
 
 
@@ -70,7 +77,8 @@ class PlannerSettings:
     kill_screen_ pair: the same in plans made from level 29 on. kill_screen_third_width:
     of those, the best so many judged again three unknown pieces deep, following the
     kill_screen_third_branch best placements of the first unknown piece and the
-    kill_screen_third_branch2 best of the second (0: none). next_width: with a
+    kill_screen_third_branch2 best of the second (0: none; BY_FORMAT: 2 with a reaction at
+    30 Hz, else 0). next_width: with a
     lookahead, each first placement enters the `width` its lookahead judges with its
     next_width best placements of the next piece (by the two pieces), so it is worth its
     best continuation by the lookahead's value (1: its best pair alone; BY_FORMAT: 2 at
@@ -88,7 +96,7 @@ class PlannerSettings:
     deep_branch: int = BY_FORMAT
     kill_screen_deep_width: int = DEFAULT_KILL_DEEP_WIDTH
     kill_screen_deep_branch: int = DEFAULT_KILL_DEEP_BRANCH
-    kill_screen_third_width: int = 0
+    kill_screen_third_width: int = BY_FORMAT
     kill_screen_third_branch: int = DEFAULT_KILL_THIRD_BRANCH
     kill_screen_third_branch2: int = DEFAULT_KILL_THIRD_BRANCH2
     next_width: int = BY_FORMAT
@@ -103,6 +111,9 @@ class PlannerSettings:
             "deep_width": FORMAT_DEEP_WIDTH if wide else DEFAULT_DEEP_WIDTH,
             "deep_branch": FORMAT_DEEP_BRANCH if wide else DEFAULT_DEEP_BRANCH,
             "next_width": NEXT_WIDTH_30HZ if fast else 1,
+            "kill_screen_third_width": (
+                min(KILL_THIRD_WIDTH_FORMAT, self.kill_screen_deep_width) if wide else 0
+            ),
         }
         left = tuple(name for name in by_format if getattr(self, name) == BY_FORMAT)
         object.__setattr__(self, "_by_format", left)
@@ -131,7 +142,7 @@ class PlannerSettings:
                 raise NesbotError(f"{branch_name} {branch} is outside 1-{DEEP_BRANCH_MAX}")
         if not 0 <= self.kill_screen_third_width <= self.kill_screen_deep_width:
             raise NesbotError(
-                f"kill_screen_third_width {self.kill_screen_third_width} is outside "
+                f"--kill-screen-third-width {self.kill_screen_third_width} is outside "
                 f"0-{self.kill_screen_deep_width} (kill_screen_deep_width)"
             )
         for name in ("kill_screen_third_branch", "kill_screen_third_branch2"):

@@ -28,6 +28,13 @@ def whole_number(text: str) -> int:
     return value
 
 
+def width_or_format(text: str) -> int:
+    """A width of 1 or more, or 0 for the format's default (BY_FORMAT)."""
+    from nesbot.bot.planning import BY_FORMAT
+
+    return whole_number(text) or BY_FORMAT
+
+
 def crop_box(text: str) -> tuple[float, float, float, float]:
     """X,Y,W,H: four numbers, the width and height above 0."""
     try:
@@ -110,6 +117,7 @@ def add_planner_options(parser: argparse.ArgumentParser, reaction: bool = True) 
         DEFAULT_LOOKAHEAD,
         FORMAT_DEEP_BRANCH,
         FORMAT_DEEP_WIDTH,
+        KILL_THIRD_WIDTH_FORMAT,
         LOOKAHEADS,
         NEXT_SEARCHES,
         NEXT_WIDTH_30HZ,
@@ -142,7 +150,7 @@ def add_planner_options(parser: argparse.ArgumentParser, reaction: bool = True) 
     )
     parser.add_argument(
         "--deep-width",
-        type=whole_number,
+        type=width_or_format,
         default=BY_FORMAT,
         help="lookahead 2 before level 29: the best first placements judged two unknown "
         f"pieces deep (0: {FORMAT_DEEP_WIDTH} with --reaction at 30 Hz, else "
@@ -150,7 +158,7 @@ def add_planner_options(parser: argparse.ArgumentParser, reaction: bool = True) 
     )
     parser.add_argument(
         "--deep-branch",
-        type=whole_number,
+        type=width_or_format,
         default=BY_FORMAT,
         help="lookahead 2 before level 29: the first unknown piece's best placements "
         f"followed for each (0: {FORMAT_DEEP_BRANCH} with --reaction at 30 Hz, else "
@@ -158,11 +166,19 @@ def add_planner_options(parser: argparse.ArgumentParser, reaction: bool = True) 
     )
     parser.add_argument(
         "--next-width",
-        type=whole_number,
+        type=width_or_format,
         default=BY_FORMAT,
         help="with a lookahead: each first placement's best placements of the next piece "
         f"(by the two pieces) that it judges, up to {NEXT_WIDTH_MAX}; 1: the best pair alone "
         f"(0: {NEXT_WIDTH_30HZ} at 30 Hz, else 1)",
+    )
+    parser.add_argument(
+        "--kill-screen-third-width",
+        type=whole_number,
+        default=BY_FORMAT,
+        help="from level 29: of lookahead 2's first placements, the best this many judged "
+        f"again three unknown pieces deep; 0: none ({KILL_THIRD_WIDTH_FORMAT} with --reaction "
+        "at 30 Hz, else 0)",
     )
     if not reaction:
         return
@@ -203,6 +219,7 @@ def planner_settings(args: argparse.Namespace) -> "PlannerSettings":
         deep_width=args.deep_width,
         deep_branch=args.deep_branch,
         next_width=args.next_width,
+        kill_screen_third_width=args.kill_screen_third_width,
         premove=getattr(args, "premove", 0),
         hedge=getattr(args, "hedge", True),
     )

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from from_level_29 import LEVEL_39, REACTION, level_states
 
+from nesbot._core.evaluate import ready_rows_py
 from nesbot._core.game import Game
 from nesbot._core.piece_ranges import I_SPAWN
 from nesbot._core.pieces import KILL_SCREEN_LEVEL
@@ -26,22 +27,7 @@ from nesbot.evaluation.evaluators import Evaluator, get_evaluator
 from nesbot.lab.simulate import MAX_FRAMES, map_indexed, pieces_seed_of, planner_for
 from nesbot.nes.ram import bcd_value
 
-HIDDEN_ROWS = 2  # a state's rows start with the two above the field
-WELL = 1 << 9  # column 9's bit in a row
-READY_ROW = 0x1FF  # columns 0-8 full, column 9 empty
 READY_BANDS = ("0", "1-3", "4+")
-
-
-def ready_rows(rows: list[int]) -> int:
-    """Rows full but for column 9 just above its top: 4 make a Tetris for the next I."""
-    field = rows[HIDDEN_ROWS:]
-    top = 0  # column 9's top row (len(field) if it is empty)
-    while top < len(field) and not field[top] & WELL:
-        top += 1
-    ready = 0
-    while top - ready > 0 and field[top - ready - 1] == READY_ROW:
-        ready += 1
-    return ready
 
 
 def band(ready: int) -> str:
@@ -64,7 +50,11 @@ def count_pieces(job: tuple[Evaluator, PlannerSettings, int, int, dict]) -> dict
         lines = bcd_value(*before["lines"])
         result = play(planner, game, MAX_FRAMES, LEVEL_39, REACTION, pieces_seed, 1)
         pieces.append(
-            (before["orientation"] == I_SPAWN, ready_rows(before["rows"]), result["lines"] - lines)
+            (
+                before["orientation"] == I_SPAWN,
+                ready_rows_py(before["rows"]),
+                result["lines"] - lines,
+            )
         )
     return {"pieces": pieces, "topped_out": result["topped_out"]}
 
