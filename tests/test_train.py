@@ -11,8 +11,8 @@ from test_cli import _assert_one_line_error, nesbot
 
 from nesbot.bot.planning import PlannerSettings
 from nesbot.errors import NesbotError
-from nesbot.evaluation.evaluators import EVALUATORS
-from nesbot.evaluation.weights import MEATFIGHTER_2018, load_weights
+from nesbot.evaluation.evaluators import EVALUATORS, Evaluator
+from nesbot.evaluation.weights import MEATFIGHTER_2018, load_weights, save_weights
 from nesbot.lab.simulate import run_games
 from nesbot.lab.train import (
     TrainConfig,
@@ -23,19 +23,19 @@ from nesbot.lab.train import (
     ray_runner,
     step,
     train,
+    trained_weights,
 )
 
 # Games from level 28 to level 29 (a few hundred pieces) with the two-piece chain, the
 # cheapest planner, so tests stay quick: what they check does not depend on the planner.
-SMALL = TrainConfig(
-    start=MEATFIGHTER_2018.trainable_vector()[:17],
-    ceiling=1000.0,
-    particles=2,
-    games=2,
-    level=28,
-    seed=3,
-    settings=PlannerSettings(lookahead=0),
-)
+SMALL_RUN = {
+    "particles": 2,
+    "games": 2,
+    "level": 28,
+    "seed": 3,
+    "settings": PlannerSettings(lookahead=0),
+}
+SMALL = TrainConfig(start=MEATFIGHTER_2018.trainable_vector()[:17], ceiling=1000.0, **SMALL_RUN)
 
 
 def quiet(_line: str) -> None:
@@ -159,26 +159,16 @@ def test_workers_and_ray_give_the_same_fitness(local_ray):
     assert np.all(fitness > 0) and np.all(se > 0)
 
 
+def train_briefly(out, *options: str):
+    """`nesbot train`'s one iteration of two candidates, a game each from level 28."""
+    brief = ("--particles", "2", "--games", "1", "--iterations", "1", "--level", "28")
+    return nesbot("train", "--out", str(out), *brief, *options)
+
+
 @pytest.mark.slow
 def test_train_command_writes_weights_with_provenance(tmp_path):
     out = tmp_path / "w.json"
-    result = nesbot(
-        "train",
-        "--out",
-        str(out),
-        "--particles",
-        "2",
-        "--games",
-        "1",
-        "--iterations",
-        "1",
-        "--level",
-        "28",
-        "--seed",
-        "4",
-        "--workers",
-        "2",
-    )
+    result = train_briefly(out, "--seed", "4", "--workers", "2")
     assert result.returncode == 0, result.stderr
     assert "iteration 1/1" in result.stderr
     weights = load_weights(out)
@@ -188,10 +178,24 @@ def test_train_command_writes_weights_with_provenance(tmp_path):
     assert provenance["command"].startswith("nesbot train --out")
 
 
+@pytest.mark.slow
+def test_train_command_learns_the_well_features_of_a_right_well_evaluation(tmp_path):
+    out = tmp_path / "w.json"
+    evaluator = ("--evaluator", "nesbot-rightwell-tall", "--optimizer", "cmaes")
+    result = train_briefly(out, *evaluator, "--lookahead", "0", "--seed", "6")
+    assert result.returncode == 0, result.stderr
+    trained = load_weights(out)
+    assert trained.provenance["source"] == "nesbot train (CMA-ES)"
+    assert trained["high_beside_well"] != RIGHT_WELL.weights["high_beside_well"]
+    assert trained.kill_screen == RIGHT_WELL.kill_screen
+    assert trained.fast_levels == RIGHT_WELL.fast_levels
+
+
 @pytest.mark.parametrize(
     ("args", "words"),
     [
         (["--evaluator", "el-tetris"], ["17-feature form"]),
+        (["--evaluator", "nesbot-rightwell-tall"], ["--optimizer cmaes"]),
         (["--particles", "1"], ["--particles"]),
         (["--out", "/nonexistent/dir/w.json"], ["cannot write weights"]),
         (["--ray", "127.0.0.1:1"], ["cannot join the Ray cluster at 127.0.0.1:1"]),
@@ -203,10 +207,61 @@ def test_train_bad_input(tmp_path, args, words):
 
 
 @pytest.mark.parametrize("level_set", ["kill_screen", "fast_levels"])
-def test_training_refuses_a_start_with_a_level_set_it_would_drop(level_set):
+def test_training_keeps_a_starts_level_sets(level_set):
     start = dataclasses.replace(EVALUATORS["nesbot-trained"], **{level_set: {"high_stack": 10.0}})
-    with pytest.raises(NesbotError, match="kill_screen or fast_levels set, which train would not"):
-        TrainConfig.starting_from(start)
+    config = TrainConfig.starting_from(start)
+    assert config.level_sets == {level_set: {"high_stack": 10.0}}
+    candidate = particle_evaluator(np.array(config.start), config)
+    assert getattr(candidate, level_set) == {"high_stack": 10.0}
+    assert candidate.as_vector() == start.as_vector()
+
+
+# The default evaluator: StackRabbit's right-well features, a fast_levels set, a kill_screen
+# set and sets for slower taps.
+RIGHT_WELL = EVALUATORS["nesbot-rightwell-tall"]
+
+
+def test_a_right_well_start_trains_every_weight_it_weighs_the_well_features_among_them():
+    """Its start point is the start itself, to the level sets; the piece-range weights
+    and the weights at 0 are not trained."""
+    config = TrainConfig.starting_from(RIGHT_WELL, optimizer="cmaes")
+    assert {"well_tetris_ready", "high_beside_well", "well_covered", "burned_lines"} <= set(
+        config.learned
+    )
+    assert "unreachable_columns" not in config.learned
+    assert all(RIGHT_WELL.weights[name] for name in config.learned)
+    assert config.start == [RIGHT_WELL.weights[name] for name in config.learned]
+    candidate = particle_evaluator(np.array(config.start), config)
+    for tap_hz in (30, 20, 15, 12):
+        ours, theirs = candidate.at_tap_hz(tap_hz), RIGHT_WELL.at_tap_hz(tap_hz)
+        assert ours.as_vector() == theirs.as_vector()
+        assert ours.kill_screen_vector() == theirs.kill_screen_vector()
+        assert ours.fast_levels_vector() == theirs.fast_levels_vector()
+        assert ours.kill_screen_safe_stack_height == theirs.kill_screen_safe_stack_height
+    moved = particle_evaluator(np.array(config.start) * 2, config)
+    assert moved.weights["well_tetris_ready"] == 2 * RIGHT_WELL.weights["well_tetris_ready"]
+    assert moved.weights["unreachable_columns"] == RIGHT_WELL.weights["unreachable_columns"]
+    assert moved.kill_screen == RIGHT_WELL.kill_screen
+    with pytest.raises(NesbotError, match="--optimizer cmaes"):
+        TrainConfig.starting_from(RIGHT_WELL)  # PSO searches meatfighter's scale
+
+
+@pytest.mark.slow
+def test_a_right_well_run_resumes_exactly_and_ends_with_its_level_sets(tmp_path):
+    config = TrainConfig.starting_from(RIGHT_WELL, optimizer="cmaes", spread=0.2, **SMALL_RUN)
+    straight = train(config, 2, log=quiet)
+    checkpoint = tmp_path / "ck.json"
+    train(config, 1, checkpoint, log=quiet)
+    resumed = train(config, 2, checkpoint, resume=True, log=quiet)
+    assert resumed.history == straight.history
+    weights = trained_weights(resumed, config, "nesbot train ...")
+    out = tmp_path / "w.json"
+    save_weights(weights, out)
+    trained = Evaluator.from_weights(load_weights(out), "trained")
+    assert trained.weights["well_tetris_ready"] != RIGHT_WELL.weights["well_tetris_ready"]
+    assert trained.kill_screen == RIGHT_WELL.kill_screen
+    assert trained.fast_levels_by_tap_hz == RIGHT_WELL.fast_levels_by_tap_hz
+    assert trained.weights["reach_excess"] == RIGHT_WELL.weights["reach_excess"]
 
 
 def test_training_keeps_the_piece_range_weights_and_the_safe_height():

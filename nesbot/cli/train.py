@@ -24,7 +24,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--optimizer",
         choices=("pso", "cmaes"),
         default="pso",
-        help="particle swarm (pso) or CMA-ES (cmaes) (pso)",
+        help="particle swarm (pso) or CMA-ES (cmaes; a right-well evaluation's weights, "
+        "the well features among them, train with it) (pso)",
     )
     parser.add_argument(
         "--particles",

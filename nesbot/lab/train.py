@@ -1,5 +1,7 @@
-"""Training the evaluation weights (meatfighter's 17 and the NES features) on simulated
-games: PSO or CMA-ES.
+"""Training the evaluation weights on simulated games: PSO or CMA-ES. A start in
+meatfighter's form trains its 17 weights and the NES features; a right-well evaluation
+(one that weighs StackRabbit's well features) trains every weight it weighs, the well
+features among them, with CMA-ES, keeping its level sets as they are.
 
 PSO as meatfighter describes it (meatfighter.com/nintendotetrisai): inertia 0.729844 and
 acceleration 1.496180 for both the cognitive and the social term (van den Bergh and
@@ -20,15 +22,15 @@ import json
 import os
 import sys
 import time
-from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from nesbot._core.evaluate import DEFAULT_SAFE_STACK_HEIGHT
-from nesbot._core.features import FEATURE_NAMES
+from nesbot._core.features import ALL_FEATURE_NAMES, FEATURE_NAMES, WELL_FEATURE_NAMES
 from nesbot._core.pieces import KILL_SCREEN_LEVEL
 from nesbot.bot.planning import (
     DEFAULT_DEEP_BRANCH,
@@ -74,11 +76,29 @@ class TrainConfig:
     # Every game's pieces depend on the seed and game alone (GameSpec.same_pieces): the
     # candidates of an iteration meet the same pieces, so their ranking is paired.
     same_pieces: bool = False
+    # A right-well start: the weights trained, by name (`start` holds their start values
+    # in this order; empty: TRAINABLE_NAMES), and the start's level sets, which every
+    # candidate keeps as they are (kill_screen, fast_levels and their _by_tap_hz, the
+    # tap rates as strings: what asdict writes to a checkpoint and reads back).
+    learned: list[str] = field(default_factory=list)
+    level_sets: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.particles < 2 or self.games < 1:
             raise NesbotError("train needs --particles >= 2 and --games >= 1")
-        if len(self.start) not in (len(FEATURE_NAMES), len(TRAINABLE_NAMES)):
+        if self.learned:
+            if len(self.start) != len(self.learned):
+                raise NesbotError(
+                    f"train starts from {len(self.learned)} weights, got {len(self.start)}"
+                )
+            if self.optimizer != "cmaes":
+                # PSO's positions stay within +-bound, meatfighter's scale; CMA-ES steps
+                # each weight by its own size
+                raise NesbotError(
+                    "train trains a right-well evaluation with --optimizer cmaes: its "
+                    "weights are not on the scale PSO searches"
+                )
+        elif len(self.start) not in (len(FEATURE_NAMES), len(TRAINABLE_NAMES)):
             raise NesbotError(
                 f"train starts from {len(FEATURE_NAMES)} or {len(TRAINABLE_NAMES)} weights, "
                 f"got {len(self.start)}"
@@ -86,33 +106,46 @@ class TrainConfig:
 
     @classmethod
     def starting_from(cls, start: Evaluator, **fields: Any) -> "TrainConfig":
-        """A run from `start`'s weights, whose fixed ones it keeps; NesbotError if train
-        cannot train them: it trains meatfighter's 17-feature form (TRAINABLE_NAMES) with
-        the calming rules, keeping FIXED_NAMES as they are."""
-        kept = {*TRAINABLE_NAMES, *FIXED_NAMES}
-        untrained = [name for name, w in start.weights.items() if w and name not in kept]
-        if (
-            start.kill_screen
-            or start.kill_screen_by_tap_hz
-            or start.fast_levels
-            or start.fast_levels_by_tap_hz
-        ):
+        """A run from `start`'s weights, keeping FIXED_NAMES, its settings and its level
+        sets as they are. In meatfighter's 17-feature form (with the calming rules) it
+        trains TRAINABLE_NAMES; a right-well evaluation (it weighs a well feature) trains
+        every weight it weighs. NesbotError for any other start."""
+        if not start.calming:
             raise NesbotError(
-                f"{start.name} has a kill_screen or fast_levels set, which train would not "
-                "keep; train from the weights without it"
+                f"{start.name} is not in meatfighter's 17-feature form (it has no calming "
+                "rules); train starts from meatfighter-2018, nesbot-trained, a right-well "
+                "evaluation or a weights file"
             )
-        if not start.calming or untrained:
-            raise NesbotError(
-                f"{start.name} is not in meatfighter's 17-feature form"
-                + (f" (train does not train {', '.join(untrained)})" if untrained else "")
-                + "; train starts from meatfighter-2018, nesbot-trained or a weights file"
-            )
+        learned: list[str] = []
+        if any(start.weights.get(name) for name in WELL_FEATURE_NAMES):
+            learned = [
+                name
+                for name in ALL_FEATURE_NAMES
+                if start.weights.get(name) and name not in FIXED_NAMES
+            ]
+        else:
+            kept = {*TRAINABLE_NAMES, *FIXED_NAMES}
+            untrained = [name for name, w in start.weights.items() if w and name not in kept]
+            if untrained:
+                raise NesbotError(
+                    f"{start.name} is not in meatfighter's 17-feature form (train does not "
+                    f"train {', '.join(untrained)}); train starts from meatfighter-2018, "
+                    "nesbot-trained, a right-well evaluation or a weights file"
+                )
+        level_sets = {
+            "kill_screen": start.kill_screen,
+            "kill_screen_by_tap_hz": {str(hz): s for hz, s in start.kill_screen_by_tap_hz.items()},
+            "fast_levels": start.fast_levels,
+            "fast_levels_by_tap_hz": {str(hz): s for hz, s in start.fast_levels_by_tap_hz.items()},
+        }
         return cls(
-            start=[start.weights.get(name, 0.0) for name in TRAINABLE_NAMES],
+            start=[start.weights.get(name, 0.0) for name in learned or TRAINABLE_NAMES],
             ceiling=start.ceiling,
             safe_stack_height=start.safe_stack_height,
             unreachable_columns=start.weights.get("unreachable_columns", 0.0),
             reach_excess=start.weights.get("reach_excess", 0.0),
+            learned=learned,
+            level_sets={name: value for name, value in level_sets.items() if value},
             **fields,
         )
 
@@ -143,18 +176,30 @@ def fitness_of(points: list[int]) -> tuple[float, float]:
     return mean, se
 
 
-def with_fixed(weights: Weights, config: TrainConfig) -> Weights:
-    """`weights` with the settings and weights a run keeps fixed."""
-    return weights.changed(
-        safe_stack_height=config.safe_stack_height,
-        unreachable_columns=config.unreachable_columns,
-        reach_excess=config.reach_excess,
+def candidate_weights(
+    vector: "Sequence[float] | np.ndarray",
+    config: TrainConfig,
+    provenance: dict[str, Any] | None = None,
+) -> Weights:
+    """The weights of a point of the search: `vector` in the run's order (config.learned,
+    or TRAINABLE_NAMES), with the settings, weights and level sets the run keeps."""
+    values = [float(v) for v in vector]
+    if config.learned:
+        trained = dict(zip(config.learned, values, strict=True))
+    else:
+        trained = Weights.from_vector(values).by_name()
+    return Weights.named(
+        trained
+        | {"unreachable_columns": config.unreachable_columns, "reach_excess": config.reach_excess},
+        config.ceiling,
+        config.safe_stack_height,
+        provenance,
+        **config.level_sets,
     )
 
 
 def particle_evaluator(vector: np.ndarray, config: TrainConfig) -> Evaluator:
-    weights = Weights.from_vector([float(v) for v in vector], config.ceiling)
-    return Evaluator.from_weights(with_fixed(weights, config), "particle")
+    return Evaluator.from_weights(candidate_weights(vector, config), "particle")
 
 
 def _specs(config: TrainConfig, positions: np.ndarray, iteration: int) -> list[GameSpec]:
@@ -303,6 +348,8 @@ def load_checkpoint(
         "safe_stack_height": DEFAULT_SAFE_STACK_HEIGHT,
         "unreachable_columns": 0.0,
         "reach_excess": 0.0,
+        "learned": [],
+        "level_sets": {},
     } | data["config"]
     old_settings = saved.get("settings", {})
     saved["settings"] = settings_saved_before(
@@ -433,4 +480,4 @@ def trained_weights(
             "was found in (each iteration plays new games)",
             "restarts": state.restarts,
         }
-    return with_fixed(Weights.from_vector(chosen, config.ceiling, provenance), config)
+    return candidate_weights(chosen, config, provenance)
