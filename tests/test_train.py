@@ -186,6 +186,7 @@ def test_train_command_learns_the_well_features_of_a_right_well_evaluation(tmp_p
     assert result.returncode == 0, result.stderr
     trained = load_weights(out)
     assert trained.provenance["source"] == "nesbot train (CMA-ES)"
+    assert "well_tetris_ready" in trained.provenance["learned"]
     assert trained["high_beside_well"] != RIGHT_WELL.weights["high_beside_well"]
     assert trained.kill_screen == RIGHT_WELL.kill_screen
     assert trained.fast_levels == RIGHT_WELL.fast_levels

@@ -458,6 +458,8 @@ def trained_weights(
         "level": config.level,
         "planner": asdict(config.settings),
     }
+    if config.learned:
+        provenance["learned"] = config.learned  # the rest kept as the start had them
     if isinstance(state, CmaState):
         chosen = state.mean()
         fitness, se = evaluate_swarm(config, np.array([chosen]), run or play_here, state.iteration)
