@@ -230,6 +230,14 @@ def test_a_right_well_start_trains_every_weight_it_weighs_the_well_features_amon
         config.learned
     )
     assert "unreachable_columns" not in config.learned
+    # levels 19-28 play the fast_levels set's stack_height_over at 30 Hz, a pre-29 game
+    # hardly sees the start's own
+    assert RIGHT_WELL.fast_levels == {"stack_height_over": 9.0}
+    assert "stack_height_over" not in config.learned
+    at_20hz = TrainConfig.starting_from(
+        RIGHT_WELL, optimizer="cmaes", settings=PlannerSettings(tap_hz=20)
+    )
+    assert "stack_height_over" in at_20hz.learned  # no fast_levels set at 20 Hz
     assert all(RIGHT_WELL.weights[name] for name in config.learned)
     assert config.start == [RIGHT_WELL.weights[name] for name in config.learned]
     candidate = particle_evaluator(np.array(config.start), config)
@@ -242,6 +250,7 @@ def test_a_right_well_start_trains_every_weight_it_weighs_the_well_features_amon
     moved = particle_evaluator(np.array(config.start) * 2, config)
     assert moved.weights["well_tetris_ready"] == 2 * RIGHT_WELL.weights["well_tetris_ready"]
     assert moved.weights["unreachable_columns"] == RIGHT_WELL.weights["unreachable_columns"]
+    assert moved.weights["stack_height_over"] == RIGHT_WELL.weights["stack_height_over"]
     assert moved.kill_screen == RIGHT_WELL.kill_screen
     with pytest.raises(NesbotError, match="--optimizer cmaes"):
         TrainConfig.starting_from(RIGHT_WELL)  # PSO searches meatfighter's scale

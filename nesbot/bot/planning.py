@@ -143,7 +143,7 @@ class PlannerSettings:
         if not 0 <= self.kill_screen_third_width <= self.kill_screen_deep_width:
             raise NesbotError(
                 f"--kill-screen-third-width {self.kill_screen_third_width} is outside "
-                f"0-{self.kill_screen_deep_width} (kill_screen_deep_width)"
+                f"0-{self.kill_screen_deep_width} (the kill screen's deep width)"
             )
         for name in ("kill_screen_third_branch", "kill_screen_third_branch2"):
             if not 1 <= getattr(self, name) <= DEEP_BRANCH_MAX:
@@ -159,11 +159,16 @@ class PlannerSettings:
     def tap_interval(self) -> int:
         return TAP_RATES[self.tap_hz]
 
-    def at_tap_hz(self, tap_hz: int) -> "PlannerSettings":
-        """These settings at another tap rate: the widths they left to the format are the
-        new rate's (dataclasses.replace would keep the old rate's), the others as given."""
+    def changed(self, **fields: Any) -> "PlannerSettings":
+        """These settings with `fields` changed: the widths they left to the format are
+        chosen again for the new settings (dataclasses.replace would keep the old ones'),
+        the others as given."""
         by_format: dict[str, Any] = dict.fromkeys(self._by_format, BY_FORMAT)
-        return replace(self, tap_hz=tap_hz, **by_format)
+        return replace(self, **(by_format | fields))
+
+    def at_tap_hz(self, tap_hz: int) -> "PlannerSettings":
+        """These settings at another tap rate (a log's measured one)."""
+        return self.changed(tap_hz=tap_hz)
 
 
 DEFAULT_SETTINGS = PlannerSettings()

@@ -176,9 +176,9 @@ def add_planner_options(parser: argparse.ArgumentParser, reaction: bool = True) 
         "--kill-screen-third-width",
         type=whole_number,
         default=BY_FORMAT,
-        help="from level 29: of lookahead 2's first placements, the best this many judged "
-        f"again three unknown pieces deep; 0: none ({KILL_THIRD_WIDTH_FORMAT} with --reaction "
-        "at 30 Hz, else 0)",
+        help=f"from level 29: of the {DEFAULT_KILL_DEEP_WIDTH} first placements lookahead 2 "
+        "judges two unknown pieces deep, the best this many judged again three deep; 0: none "
+        f"({KILL_THIRD_WIDTH_FORMAT} with --reaction at 30 Hz, else 0)",
     )
     if not reaction:
         return

@@ -14,7 +14,10 @@ from nesbot.cli.options import (
 from nesbot.cli.outputs import check_writable
 
 NAME = "train"
-HELP = "improve the evaluation weights (17 + NES features) by PSO or CMA-ES on simulated games"
+HELP = (
+    "improve the evaluation weights (17 + NES features, or a right-well evaluation's) by PSO "
+    "or CMA-ES on simulated games"
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -41,7 +41,7 @@ from nesbot.bot.planning import (
 )
 from nesbot.errors import NesbotError
 from nesbot.evaluation.evaluators import Evaluator
-from nesbot.evaluation.weights import FIXED_NAMES, TRAINABLE_NAMES, Weights
+from nesbot.evaluation.weights import FIXED_NAMES, TRAINABLE_NAMES, Weights, set_at_tap_hz
 from nesbot.lab.cmaes import CmaState, cma_from_json, cma_to_json, new_cma
 from nesbot.lab.simulate import GameSpec, run_games
 from nesbot.lab.simulate import ray_runner as ray_runner  # the runner `train --ray` uses
@@ -82,6 +82,9 @@ class TrainConfig:
     # tap rates as strings: what asdict writes to a checkpoint and reads back).
     learned: list[str] = field(default_factory=list)
     level_sets: dict[str, Any] = field(default_factory=dict)
+    # and its weights that are not trained but kept as they are (those its fast_levels set
+    # replaces at the run's tap rate)
+    kept_weights: dict[str, float] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.particles < 2 or self.games < 1:
@@ -109,7 +112,8 @@ class TrainConfig:
         """A run from `start`'s weights, keeping FIXED_NAMES, its settings and its level
         sets as they are. In meatfighter's 17-feature form (with the calming rules) it
         trains TRAINABLE_NAMES; a right-well evaluation (it weighs a well feature) trains
-        every weight it weighs. NesbotError for any other start."""
+        every weight it weighs but those its fast_levels set replaces. NesbotError for any
+        other start."""
         if not start.calming:
             raise NesbotError(
                 f"{start.name} is not in meatfighter's 17-feature form (it has no calming "
@@ -117,12 +121,18 @@ class TrainConfig:
                 "evaluation or a weights file"
             )
         learned: list[str] = []
+        kept_weights: dict[str, float] = {}
         if any(start.weights.get(name) for name in WELL_FEATURE_NAMES):
+            # Not the weights the fast_levels set (from level 19 until the kill screen's)
+            # sets at the run's tap rate: the games would hardly see them.
+            tap_hz = fields.get("settings", DEFAULT_SETTINGS).tap_hz
+            fast = set_at_tap_hz(start.fast_levels, start.fast_levels_by_tap_hz, tap_hz)
             learned = [
                 name
                 for name in ALL_FEATURE_NAMES
-                if start.weights.get(name) and name not in FIXED_NAMES
+                if start.weights.get(name) and name not in (*FIXED_NAMES, *fast)
             ]
+            kept_weights = {name: start.weights[name] for name in fast if start.weights.get(name)}
         else:
             kept = {*TRAINABLE_NAMES, *FIXED_NAMES}
             untrained = [name for name, w in start.weights.items() if w and name not in kept]
@@ -145,6 +155,7 @@ class TrainConfig:
             unreachable_columns=start.weights.get("unreachable_columns", 0.0),
             reach_excess=start.weights.get("reach_excess", 0.0),
             learned=learned,
+            kept_weights=kept_weights,
             level_sets={name: value for name, value in level_sets.items() if value},
             **fields,
         )
@@ -190,6 +201,7 @@ def candidate_weights(
         trained = Weights.from_vector(values).by_name()
     return Weights.named(
         trained
+        | config.kept_weights
         | {"unreachable_columns": config.unreachable_columns, "reach_excess": config.reach_excess},
         config.ceiling,
         config.safe_stack_height,
@@ -350,6 +362,7 @@ def load_checkpoint(
         "reach_excess": 0.0,
         "learned": [],
         "level_sets": {},
+        "kept_weights": {},
     } | data["config"]
     old_settings = saved.get("settings", {})
     saved["settings"] = settings_saved_before(

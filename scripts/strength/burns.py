@@ -30,6 +30,7 @@ from nesbot.bot.planning import (
     FORMAT_DEEP_BRANCH,
     FORMAT_DEEP_WIDTH,
     NEXT_WIDTH_30HZ,
+    NEXT_WIDTH_MAX,
     PlannerSettings,
 )
 from nesbot.evaluation.evaluators import get_evaluator
@@ -142,6 +143,7 @@ def main() -> None:
     parser.add_argument(
         "--next-width",
         type=int,
+        choices=range(1, NEXT_WIDTH_MAX + 1),
         default=NEXT_WIDTH_30HZ,
         help="the planner's --next-width for every run (the format's default)",
     )

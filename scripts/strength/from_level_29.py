@@ -149,7 +149,7 @@ def main() -> None:
         name, _, text = item.partition("=")
         try:
             change = json.loads(text)
-            planner = dataclasses.replace(settings, **change.pop("planner", {}))
+            planner = settings.changed(**change.pop("planner", {}))
         except (json.JSONDecodeError, TypeError, NesbotError) as error:
             parser.error(f"--set {item}: {error}")
         evaluator = with_kill_screen(base, name, change) if change else base

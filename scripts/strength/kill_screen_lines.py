@@ -8,7 +8,7 @@ when it came (full but for column 9, just above its top): an I by the lines it c
 any other piece by the lines it burned (only an I makes a Tetris).
 
     .venv/bin/python scripts/strength/kill_screen_lines.py --games 200 --seed 7000 \\
-        --evaluator nesbot-rightwell-tall
+        --evaluator nesbot-rightwell-tall --kill-screen-third-width 0
 """
 
 import argparse
@@ -22,7 +22,7 @@ from nesbot._core.game import Game
 from nesbot._core.piece_ranges import I_SPAWN
 from nesbot._core.pieces import KILL_SCREEN_LEVEL
 from nesbot._core.simulate import play
-from nesbot.bot.planning import PlannerSettings
+from nesbot.bot.planning import BY_FORMAT, DEFAULT_KILL_DEEP_WIDTH, PlannerSettings
 from nesbot.evaluation.evaluators import Evaluator, get_evaluator
 from nesbot.lab.simulate import MAX_FRAMES, map_indexed, pieces_seed_of, planner_for
 from nesbot.nes.ram import bcd_value
@@ -66,9 +66,18 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--evaluator", help="plays to level 29 and on (the format's default)")
     parser.add_argument("--cache", type=Path, default=Path("from_level_29"))
+    parser.add_argument(
+        "--kill-screen-third-width",
+        type=int,
+        choices=range(DEFAULT_KILL_DEEP_WIDTH + 1),
+        default=BY_FORMAT,
+        help="as nesbot simulate's (the format's default: 2; 0: two unknown pieces deep)",
+    )
     args = parser.parse_args()
 
-    settings = PlannerSettings(reaction=REACTION)
+    settings = PlannerSettings(
+        reaction=REACTION, kill_screen_third_width=args.kill_screen_third_width
+    )
     evaluator = get_evaluator(args.evaluator, reaction=REACTION)
     states = level_states(
         evaluator, settings, args.seed, args.games, KILL_SCREEN_LEVEL, args.cache, args.workers
