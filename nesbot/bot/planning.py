@@ -47,7 +47,8 @@ NEXT_WIDTH_30HZ = 2
 # From level 29 with a reaction at 30 Hz, the best 2 of the kill screen's deep candidates
 # are judged three unknown pieces deep: +14,904 ± 5,242 at level 39 on 1,000 fresh games of the
 # format, nothing before 29 (docs/strength.md, "What the blind frames cost at the kill
-# screen"). Elsewhere unmeasured, so off; never wider than kill_screen_deep_width.
+# screen"). Off elsewhere: at 20 Hz 200 fresh games showed +5,510 ± 16,811 (noise), slower
+# taps and no reaction are unmeasured. Never wider than kill_screen_deep_width.
 KILL_THIRD_WIDTH_FORMAT = 2
 # The fields given as BY_FORMAT take the default for the tap rate and reaction. On the
 # command line 0 asks for it (options.py); here 0 is a width of its own (the third look off).

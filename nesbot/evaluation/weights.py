@@ -402,23 +402,22 @@ def _level_set(
     return changes
 
 
+def level_sets_data(sets: LevelSets) -> dict[str, Any]:
+    """The level sets that are not empty as a weights file holds them (tap rates as
+    strings): JSON, and what Weights.named takes back."""
+    data = {name: getattr(sets, name) for name in _LEVEL_SETS if getattr(sets, name)}
+    for name in ("kill_screen_by_tap_hz", "fast_levels_by_tap_hz"):
+        if name in data:
+            data[name] = {str(hz): changes for hz, changes in data[name].items()}
+    return data
+
+
 def save_weights(weights: Weights, path: str | os.PathLike[str]) -> None:
     """Write weights as JSON (exact: floats are written with repr, so load gives them back)."""
     path = Path(path)
     data: dict[str, Any] = weights.by_name()
     data |= {"ceiling": weights.ceiling, "safe_stack_height": weights.safe_stack_height}
-    if weights.kill_screen:
-        data["kill_screen"] = weights.kill_screen
-    if weights.kill_screen_by_tap_hz:
-        data["kill_screen_by_tap_hz"] = {
-            str(hz): changes for hz, changes in weights.kill_screen_by_tap_hz.items()
-        }
-    if weights.fast_levels:
-        data["fast_levels"] = weights.fast_levels
-    if weights.fast_levels_by_tap_hz:
-        data["fast_levels_by_tap_hz"] = {
-            str(hz): changes for hz, changes in weights.fast_levels_by_tap_hz.items()
-        }
+    data |= level_sets_data(weights)
     data["provenance"] = weights.provenance
     try:
         path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")

@@ -41,7 +41,13 @@ from nesbot.bot.planning import (
 )
 from nesbot.errors import NesbotError
 from nesbot.evaluation.evaluators import Evaluator
-from nesbot.evaluation.weights import FIXED_NAMES, TRAINABLE_NAMES, Weights, set_at_tap_hz
+from nesbot.evaluation.weights import (
+    FIXED_NAMES,
+    TRAINABLE_NAMES,
+    Weights,
+    level_sets_data,
+    set_at_tap_hz,
+)
 from nesbot.lab.cmaes import CmaState, cma_from_json, cma_to_json, new_cma
 from nesbot.lab.simulate import GameSpec, run_games
 from nesbot.lab.simulate import ray_runner as ray_runner  # the runner `train --ray` uses
@@ -142,12 +148,6 @@ class TrainConfig:
                     f"train {', '.join(untrained)}); train starts from meatfighter-2018, "
                     "nesbot-trained, a right-well evaluation or a weights file"
                 )
-        level_sets = {
-            "kill_screen": start.kill_screen,
-            "kill_screen_by_tap_hz": {str(hz): s for hz, s in start.kill_screen_by_tap_hz.items()},
-            "fast_levels": start.fast_levels,
-            "fast_levels_by_tap_hz": {str(hz): s for hz, s in start.fast_levels_by_tap_hz.items()},
-        }
         return cls(
             start=[start.weights.get(name, 0.0) for name in learned or TRAINABLE_NAMES],
             ceiling=start.ceiling,
@@ -156,7 +156,7 @@ class TrainConfig:
             reach_excess=start.weights.get("reach_excess", 0.0),
             learned=learned,
             kept_weights=kept_weights,
-            level_sets={name: value for name, value in level_sets.items() if value},
+            level_sets=level_sets_data(start),
             **fields,
         )
 

@@ -81,6 +81,14 @@ def play_on(job: tuple[Evaluator, PlannerSettings, int, int, dict]) -> dict:
     }
 
 
+def states_path(
+    cache: Path, base: Evaluator, tap_hz: int, seed: int, games: int, arrive_level: int
+) -> Path:
+    """Where level_states keeps the states of `games` games of `seed` with `base`."""
+    level_tag = "" if arrive_level == KILL_SCREEN_LEVEL else f"-level{arrive_level}"
+    return cache / f"states-{base.name}-{tap_hz}hz-{seed}-{games}{level_tag}.json"
+
+
 def level_states(
     base: Evaluator,
     settings: PlannerSettings,
@@ -93,8 +101,7 @@ def level_states(
     """The states games 0 to `games` - 1 of `seed` reach `arrive_level` in with `base` (None
     for a game that tops out before it), played once and kept in `cache`."""
     cache.mkdir(parents=True, exist_ok=True)
-    level_tag = "" if arrive_level == KILL_SCREEN_LEVEL else f"-level{arrive_level}"
-    states_file = cache / f"states-{base.name}-{settings.tap_hz}hz-{seed}-{games}{level_tag}.json"
+    states_file = states_path(cache, base, settings.tap_hz, seed, games, arrive_level)
     if not states_file.exists():
         jobs = [(base, settings, seed, i, arrive_level) for i in range(games)]
         states: list[dict | None] = [None] * games

@@ -22,9 +22,10 @@ from pathlib import Path
 
 import cma
 import numpy as np
-from from_level_29 import REACTION, play_on, with_kill_screen
+from from_level_29 import REACTION, play_on, states_path, with_kill_screen
 
 from nesbot._core.features import ALL_FEATURE_NAMES
+from nesbot._core.pieces import KILL_SCREEN_LEVEL
 from nesbot.bot.planning import PlannerSettings
 from nesbot.evaluation.evaluators import get_evaluator
 from nesbot.lab.simulate import map_indexed
@@ -76,7 +77,7 @@ def main() -> None:
     args = parser.parse_args()
 
     base = get_evaluator(args.evaluator, reaction=REACTION)
-    states_file = args.cache / f"states-{base.name}-30hz-{args.seed}-{args.games}.json"
+    states_file = states_path(args.cache, base, 30, args.seed, args.games, KILL_SCREEN_LEVEL)
     if not states_file.exists():
         parser.error(f"{states_file}: cache the states with from_level_29.py first")
     states = json.loads(states_file.read_text())
