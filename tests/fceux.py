@@ -23,19 +23,38 @@ def fceux_end_state(movie: Path, rom: Path, screenshot: Path | None = None) -> d
     """What RAM shows once FCEUX has played every frame of `movie` from power-on: frames
     (FCEUX's frame count), lines, score, level, play_state, game_mode, frame_counter, piece
     (its orientation ID), column and next (the next piece's spawn orientation). With
-    `screenshot`, FCEUX's picture of the last frame is saved there as a PNG."""
+    `screenshot`, FCEUX's picture of the last frame is saved there as a PNG (and shot_next
+    is the next piece RAM held when it was taken)."""
+    end, _ = fceux_run(movie, rom, screenshot=screenshot)
+    return end
+
+
+def fceux_run(
+    movie: Path, rom: Path, checks: tuple[int, ...] = (), screenshot: Path | None = None
+) -> tuple[dict[str, int], dict[int, dict[str, int]]]:
+    """FCEUX's end state of `movie` (as fceux_end_state), and the same fields read once FCEUX
+    has run each frame count in `checks` (past the movie's end, with no buttons)."""
     assert FCEUX is not None and XVFB_RUN is not None, MISSING
     with tempfile.TemporaryDirectory() as folder:
         out = Path(folder) / "end_state.txt"
         # Without Qt settings of ours: cv2, once imported, points Qt at its own plugins.
         env = {key: value for key, value in os.environ.items() if not key.startswith("QT_")}
         env |= {"NESBOT_FCEUX_OUT": str(out), "HOME": folder}
+        env["NESBOT_FCEUX_CHECKS"] = ",".join(str(frame) for frame in checks)
         if screenshot is not None:
             env["NESBOT_FCEUX_SHOT"] = str(screenshot)
         command = [XVFB_RUN, "-a", FCEUX, "--no-config", "1", "--sound", "0"]
         command += ["--playmov", str(movie), "--loadlua", str(LUA), str(rom)]
-        run = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
+        run = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
         if not out.exists():
             raise AssertionError(f"FCEUX wrote no end state (exit {run.returncode}): {run.stderr}")
-        fields = out.read_text().split()
-    return {key: int(value) for key, value in (field.split("=") for field in fields)}
+        lines = out.read_text().splitlines()
+    end: dict[str, int] = {}
+    checked: dict[int, dict[str, int]] = {}
+    for line in lines:
+        fields = {key: int(value) for key, value in (field.split("=") for field in line.split())}
+        if "check" in fields:
+            checked[fields.pop("check")] = fields
+        else:
+            end |= fields
+    return end, checked
