@@ -73,6 +73,21 @@ def test_the_readme_shows_the_docs_loop():
     assert "docs/api.md" in readme
 
 
+def test_the_readme_and_the_strength_guide_read_at_a_glance():
+    """A headline is one line a row with short cells, the README about a screen and a half,
+    docs/strength.md a guide (its log holds the history: issue #75)."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    headline = readme.split("## Headline figures", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in headline.splitlines() if line.startswith("|")][2:]
+    assert len(rows) >= 5
+    for row in rows:
+        for cell in row.strip("|").split(" | "):
+            assert len(cell.strip()) < 150, cell
+    assert len(readme.splitlines()) <= 110
+    guide = (ROOT / "docs" / "strength.md").read_text(encoding="utf-8")
+    assert len(guide.splitlines()) <= 300
+
+
 @pytest.mark.slow
 def test_plain_loop_plays_the_game_nesbot_play_plays(run_block):
     played = run_block("plain-loop")["player"].result()
