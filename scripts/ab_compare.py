@@ -2,7 +2,7 @@
 differently (nesbot/lab/ab.py): B plays each game, A plays on from both choices.
 
     .venv/bin/python scripts/ab_compare.py --a nesbot-reaction18 \\
-        --b-weights scripts/training/reaction18_surface2.json --level 18 --reaction 18 \\
+        --b-weights results/training/reaction18_surface2.json --level 18 --reaction 18 \\
         --games 100 --seed 7000 --workers 2 --out ab.jsonl
 
 One JSON line a game in --out (a run resumes from it); prints the estimate, its standard

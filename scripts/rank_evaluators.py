@@ -28,7 +28,7 @@ from nesbot.rating.game import rate_log
 from nesbot.rating.grades import is_best_or_good, tetris_points_per_placement
 from nesbot.rating.rater import RatingSettings
 
-# Pre-29 means on 1,000 simulated games (docs/strength.md, "The seeds' evaluators").
+# Pre-29 means on 1,000 simulated games (docs/strength-log.md, "The seeds' evaluators").
 SIMULATED_MEANS = {
     "nesbot-trained": 885_878,
     "meatfighter-2018": 858_153,

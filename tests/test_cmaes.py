@@ -85,12 +85,12 @@ def test_a_run_saved_as_numbers_goes_on_as_if_it_had_not_stopped(population):
 
 
 def test_the_shipped_checkpoints_hold_numbers_and_continue_their_runs():
-    """scripts/training's checkpoints held pickles; converted to numbers, each asks the
+    """results/training's checkpoints held pickles; converted to numbers, each asks the
     candidates its pickle asked next (tests/data/cma_next_candidates.json, written from
     the pickles when they were converted; a checkpoint written since as numbers, from what
     it asked when it was committed), up to rounding."""
     expected = json.loads((Path(__file__).parent / "data" / "cma_next_candidates.json").read_text())
-    shipped = sorted(Path(__file__).parents[1].glob("scripts/training/cmaes_*_checkpoint.json"))
+    shipped = sorted(Path(__file__).parents[1].glob("results/training/cmaes_*_checkpoint.json"))
     assert [path.name for path in shipped] == sorted(expected)
     for path in shipped:
         data = json.loads(path.read_text())

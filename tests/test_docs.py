@@ -73,6 +73,21 @@ def test_the_readme_shows_the_docs_loop():
     assert "docs/api.md" in readme
 
 
+def test_the_readme_and_the_strength_guide_read_at_a_glance():
+    """A headline is one line a row with short cells, the README about a screen and a half,
+    docs/strength.md a guide (its log holds the history: issue #75)."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    headline = readme.split("## Headline figures", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in headline.splitlines() if line.startswith("|")][2:]
+    assert len(rows) >= 5
+    for row in rows:
+        for cell in row.strip("|").split(" | "):
+            assert len(cell.strip()) < 150, cell
+    assert len(readme.splitlines()) <= 110
+    guide = (ROOT / "docs" / "strength.md").read_text(encoding="utf-8")
+    assert len(guide.splitlines()) <= 300
+
+
 @pytest.mark.slow
 def test_plain_loop_plays_the_game_nesbot_play_plays(run_block):
     played = run_block("plain-loop")["player"].result()
@@ -164,8 +179,22 @@ def test_the_pages_commands_parse(page: Path) -> None:
 
 
 # Games files played before the kill screen had its own lookahead widths (3 and 2 then), which
-# the command line does not set: docs/strength.md says their commands are refused.
+# the command line does not set: docs/strength.md and strength-log.md say their commands are
+# refused. So are the 15 and 12 Hz files of nesbot-rightwell-wellsums played before its
+# slow-tap kill-screen set (docs/strength-log.md).
 WIDTHS_OF_THEN = {"whole_game_30hz_seed8000.jsonl", "whole_game_30hz_gap12_seed8000.jsonl"}
+SLOW_SET_OF_THEN = {
+    "whole_game_15hz_wellsums_seed8000.jsonl",
+    "whole_game_12hz_wellsums_seed8000.jsonl",
+}
+REFUSED = WIDTHS_OF_THEN | SLOW_SET_OF_THEN
+# Games files the docs name without a command that replays them (runs of settings of their
+# day that no command line gives; docs/strength-log.md, "The whole game").
+NOT_REPLAYED = {
+    "whole_game_30hz_killscreen_seed8000.jsonl",
+    "whole_game_30hz_killscreen_gap12_seed8000.jsonl",
+}
+GAMES_FILES = ROOT / "results" / "strength"
 
 
 def provenance_commands(provenance: dict) -> list[str]:
@@ -217,10 +246,23 @@ def test_the_docs_commands_name_the_runs_their_games_files_hold(page, argv, tmp_
     copy.write_text(saved.read_text(encoding="utf-8"), encoding="utf-8")
     argv[where] = str(copy)
     argv += ["--workers", "1", "--json"]  # nothing is played: no processes needed
-    if saved.name in WIDTHS_OF_THEN:  # the page says it is refused, and why
+    if saved.name in REFUSED:  # the page says it is refused, and why
         assert main(argv) == 2 and "another run" in capsys.readouterr().err
         return
     assert main(argv) == 0, f"{page}: {' '.join(argv)}"
     assert json.loads(capsys.readouterr().out)["games"] == games
     # Written again in the order of the games, not as they finished; the same games.
     assert sorted(copy.read_text(encoding="utf-8").splitlines()[1:]) == sorted(lines)
+
+
+def test_every_committed_games_file_is_named_by_a_command_the_docs_give():
+    """Each games file in results/strength/ is replayed by a command of the strength pages
+    (the guide or the log) or a weights file's provenance, but the few the docs name alone."""
+    named = {Path(argv[argv.index("--save-games") + 1]).name for _, argv in saved_game_commands()}
+    pages = {page for page, _ in saved_game_commands()}
+    assert {"strength.md", "strength-log.md"} <= pages
+    committed = {path.name for path in GAMES_FILES.glob("*.jsonl")}
+    assert committed - NOT_REPLAYED <= named, sorted(committed - NOT_REPLAYED - named)
+    assert committed >= NOT_REPLAYED and not NOT_REPLAYED & named
+    log = (ROOT / "docs" / "strength-log.md").read_text(encoding="utf-8")
+    assert all(name in log for name in NOT_REPLAYED)

@@ -1,5 +1,6 @@
 """Every relative link in README.md and docs/*.md, and every docs/<page>.md#<anchor> cited in
-the code, points to a file that exists and, where it names one, to a heading of that file.
+the code or in a weights file's provenance (nesbot/data, results/), points to a file that
+exists and, where it names one, to a heading of that file.
 
 Anchors follow GitHub's slugs: lowercase; characters other than letters, digits, spaces,
 hyphens and underscores dropped; spaces to hyphens. External links are not fetched.
@@ -12,8 +13,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
-CODE_DIRS = ("nesbot", "cython_core", "tests", "scripts")
-CODE_SUFFIXES = {".py", ".pyx", ".pxd", ".pyi", ".h", ".c", ".sh"}
+CODE_DIRS = ("nesbot", "cython_core", "tests", "scripts", "results")
+CODE_SUFFIXES = {".py", ".pyx", ".pxd", ".pyi", ".h", ".c", ".sh", ".json"}
 
 LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")  # [text](target) and ![alt](target)
 CITATION = re.compile(r"docs/[\w.-]+\.md#[\w-]+")

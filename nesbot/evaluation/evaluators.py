@@ -5,7 +5,7 @@ with its authors' published weights and sign convention: `higher_is_better` eval
 negated for the search, which always minimizes. Only meatfighter-2018 brings the calming
 rules (a Tetris first, the ceiling penalty, spawn and split vetoes); the others are their
 bare published functions. Each names its published source below; the features are defined
-in cython_core/evaluate.pyx, and docs/strength.md compares the evaluators.
+in cython_core/evaluate.pyx, and docs/strength-log.md compares the evaluators.
 """
 
 from dataclasses import dataclass, field, replace
@@ -179,20 +179,20 @@ EVALUATORS |= {
     )
 }
 # StackRabbit's evaluation on nesbot's features: stronger than the trained weights in both
-# formats (docs/strength.md, "The right-well evaluation"). With a reaction, its author's
+# formats (docs/strength-log.md, "The right-well evaluation"). With a reaction, its author's
 # safe setting (the height term doubled, a burned line half as dear) is stronger still, and
 # a stack kept lower from level 29 on (a kill_screen set) takes more games to level 39, and
 # more still with a well deeper than a Tetris priced (El-Tetris's well sums): an I drought
 # over a deep well is how most games end before level 29. With nine of its weights before
 # level 29 fitted to playouts of the alternatives each choice had, it makes more Tetrises
 # there; with the kill screen playing the same fitted weights (its risk weights on top),
-# more games live to level 39 and make more there (docs/strength.md, "The fitted weights
+# more games live to level 39 and make more there (docs/strength-log.md, "The fitted weights
 # through the kill screen"), and at 30 Hz more still with half that height price
-# (docs/strength.md, "The kill screen's risk with the fitted weights"). Made for the
+# (docs/strength-log.md, "The kill screen's risk with the fitted weights"). Made for the
 # reaction, it plays level 19 without one better too: more max-outs, and more games to
-# level 39 (docs/strength.md, "One evaluator for both formats"). At levels 19-28, where a
+# level 39 (docs/strength-log.md, "One evaluator for both formats"). At levels 19-28, where a
 # piece falls a row every two frames, a set of its own prices the stack's height half as
-# much: more points before level 29 in both formats (docs/strength.md, "A set of its own
+# much: more points before level 29 in both formats (docs/strength-log.md, "A set of its own
 # for levels 19-28").
 DEFAULT_EVALUATOR = "nesbot-rightwell-tall"
 # What `nesbot train` starts from: weights in the form it trains, made for the format.

@@ -1,4 +1,4 @@
-"""Where the format's burned lines come from (docs/strength.md, "The burned lines with
+"""Where the format's burned lines come from (docs/strength-log.md, "The burned lines with
 today's defaults").
 
 Games of the community's format (level 18, the default evaluator and planner, the pieces

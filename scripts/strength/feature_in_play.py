@@ -1,6 +1,6 @@
 """How often a feature takes each value on the boards the defaults play, before level 29
 and from it: what a price on the feature would be paid on in ordinary games, before a
-whole-game run measures it (docs/strength.md, "Deep ready stacks").
+whole-game run measures it (docs/strength-log.md, "Deep ready stacks").
 
 Games of the community's format (level 18, an 18-frame reaction, the defaults, the pieces
 drawn as `simulate --same-pieces` draws them) are played a piece at a time to level 39

@@ -1,4 +1,4 @@
-"""Where the kill screen's lines go (docs/strength.md, "What the blind frames cost at the kill
+"""Where the kill screen's lines go (docs/strength-log.md, "What the blind frames cost at the kill
 screen").
 
 The states the format's games reach level 29 in (from_level_29.py's, from the same cache)

@@ -1,5 +1,5 @@
 """A joint search of a kill_screen set's weights from the states games meet level 29 in
-(docs/strength.md, "A joint search of the kill screen's set").
+(docs/strength-log.md, "A joint search of the kill screen's set").
 
 CMA-ES over log-scale factors on the set's weights (--start, relative to --evaluator's: a
 candidate's weight is the start's times e^x), each candidate played from every cached

@@ -1,4 +1,4 @@
-"""Where the reaction's blind frames cost (docs/strength.md, "Where the reaction costs").
+"""Where the reaction's blind frames cost (docs/strength-log.md, "Where the reaction costs").
 
 Games of the community's format (level 18, the default evaluator and planner, the pieces
 drawn from the game's seed as `simulate --same-pieces` draws them) are played to level 29

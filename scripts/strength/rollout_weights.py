@@ -1,5 +1,5 @@
 """Weights fitted to playouts of the alternatives a choice had (approximate policy
-iteration, as CBMPI trains Tetris weights): docs/strength.md, "A learned value".
+iteration, as CBMPI trains Tetris weights): docs/strength-log.md, "A learned value".
 
 `collect` plays games of the community's format (level 18, an 18-frame reaction; the
 evaluator the fit starts from, nesbot-rightwell-wellsums unless --evaluator says; the

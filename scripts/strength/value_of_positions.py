@@ -1,5 +1,5 @@
 """What a position's board tells of the points its game makes from it on: the first
-question for a value learned from nesbot's own games (docs/strength.md, "A learned value").
+question for a value learned from nesbot's own games (docs/strength-log.md, "A learned value").
 
 Games of the community's format (level 18, an 18-frame reaction, the default evaluator,
 the pieces drawn from the game's seed as `simulate --same-pieces` draws them) are played to
