@@ -4,15 +4,15 @@ captures are. Prints a table; the recordings and copies stay in --dir (resumable
 
     .venv/bin/python scripts/reader_accuracy.py --dir reader-games --games 10
 
-Game k starts at level 10 + k % 10 (every level palette of the ROM), seed k x --seed-step,
-and is recorded for --frames frames at 720 lines by `nesbot play --video --log`. A fresh
+Game k starts at level 10 + k % 10 (every level palette of the ROM), seed k x --seed-step
+modulo 1,000 (the real ROM's seeds), and is recorded for --frames frames at 720 lines by `nesbot play --video --log`. A fresh
 set, apart from the one the reader was tuned on (games 1-10, seeds 1-10):
 
     .venv/bin/python scripts/reader_accuracy.py --dir reader-fresh --first 11 --games 30 \
         --seed-step 97
 
-(seeds wait seed % 1000 frames in the level menu; waits a few frames apart deal nearly the
-same pieces, so the step keeps the fresh games' waits far from the first set's). The copies:
+(a seed is the frames the level menu waits; waits a few frames apart deal nearly the same
+pieces, so the step keeps the fresh games' waits far from the first set's). The copies:
 
 * 480:       rescaled to 480 lines (INTER_AREA), H.264 at 600 kbit/s;
 * interlace: 480 lines, each frame two fields of two game frames (30 frames/s), 1.5 Mbit/s;
@@ -50,6 +50,7 @@ from nesbot.rating.positions import logged_pieces
 from nesbot.rating.screen import pieces_from_spawns, read_states, spawns
 
 NES_RATE = Fraction(39375000, 655171)  # frames per second of the NTSC NES
+SEEDS = 1000  # the real ROM's seeds are 0-999 (nesbot.nes.menus)
 
 
 def record(directory: Path, game: int, frames: int, seed: int) -> tuple[Path, Path]:
@@ -186,7 +187,9 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=10)
     parser.add_argument("--first", type=int, default=1, help="start at this game (split a run)")
     parser.add_argument("--frames", type=int, default=6000)
-    parser.add_argument("--seed-step", type=int, default=1, help="game k plays seed k x this")
+    parser.add_argument(
+        "--seed-step", type=int, default=1, help="game k plays seed k x this, modulo 1,000"
+    )
     parser.add_argument(
         "--kinds", nargs="*", default=["clean", "480", "interlace", "colour", "all"]
     )
@@ -198,7 +201,7 @@ def main() -> None:
     if results.exists():
         done = {(r["game"], r["kind"]) for r in map(json.loads, results.open())}
     for game in range(args.first, args.games + 1):
-        clean, log = record(args.dir, game, args.frames, game * args.seed_step)
+        clean, log = record(args.dir, game, args.frames, game * args.seed_step % SEEDS)
         truth: list | None = None
         for kind in args.kinds:
             if (game, kind) in done:

@@ -43,7 +43,12 @@ def test_seeds_choose_sequences(emulator, new_game):
 
 @pytest.mark.parametrize(
     ("setup", "words"),
-    [({"level": 20}, "0-19"), ({"music": 4}, "music"), ({"seed": -1}, "negative")],
+    [
+        ({"level": 20}, "0-19"),
+        ({"music": 4}, "music"),
+        ({"seed": -1}, "outside 0-999"),
+        ({"seed": 1000}, "outside 0-999"),
+    ],
 )
 def test_bad_setup(setup, words):
     with pytest.raises(NesbotError, match=words):

@@ -22,7 +22,9 @@ from nesbot.nes.emulator import Emulator
 from nesbot.nes.timing import ALIGNED_FRAMES
 
 MAX_WAIT_FRAMES = 3000  # the legal screen alone takes ~520 frames
-SEED_IDLE_FRAMES = 1000  # level-menu idle frames cycle with this period
+# A real-ROM seed is the frames the level menu idles before Start: seeds 0-999, each its own
+# game. More would start games past the steps where nes-py's step is one whole frame.
+SEED_IDLE_FRAMES = 1000
 
 Pads = Iterator[int]  # button bytes, one per step; RAM is read before each is chosen
 Steps = Callable[[], int]  # steps since power-on, now
@@ -41,14 +43,17 @@ class GameSetup:
             raise NesbotError(f"start level {self.level} is out of range: the menu offers 0-19")
         if not 0 <= self.music <= 3:
             raise NesbotError(f"music {self.music} is out of range: 0-2 are songs, 3 is off")
-        if self.seed < 0:
-            raise NesbotError(f"seed {self.seed} is negative; use 0 or more")
+        if not 0 <= self.seed < SEED_IDLE_FRAMES:
+            raise NesbotError(
+                f"seed {self.seed} is outside 0-{SEED_IDLE_FRAMES - 1}: on the ROM a seed is "
+                "the frames the level menu waits before Start, one game each"
+            )
 
     @property
     def seed_frames(self) -> int:
         """Extra frames spent in the level menu. The menu steps the RNG several times a
         frame, so this is what makes the seed choose the piece sequence."""
-        return self.seed % SEED_IDLE_FRAMES
+        return self.seed
 
 
 def start_game(emu: Emulator, setup: GameSetup, align: bool = True) -> ram.GameState:
