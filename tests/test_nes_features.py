@@ -4,8 +4,9 @@ need a burn; their weights reach the search and `nesbot explain` shows them."""
 
 import pytest
 
-from nesbot._core.evaluate import all_features_py, evaluate_py
 from nesbot._core.features import ALL_FEATURE_NAMES
+from nesbot._core.probes import evaluate_py
+from nesbot._core.value_terms import all_features_py
 from nesbot.evaluation.surface import load_surface_table
 from nesbot.evaluation.weights import MEATFIGHTER_2018
 

@@ -29,9 +29,9 @@ from typing import Any
 
 import numpy as np
 
-from nesbot._core.evaluate import DEFAULT_SAFE_STACK_HEIGHT
 from nesbot._core.features import ALL_FEATURE_NAMES, FEATURE_NAMES, WELL_FEATURE_NAMES
 from nesbot._core.pieces import KILL_SCREEN_LEVEL
+from nesbot._core.weight_sets import DEFAULT_SAFE_STACK_HEIGHT
 from nesbot.bot.planning import (
     DEFAULT_DEEP_BRANCH,
     DEFAULT_DEEP_WIDTH,
