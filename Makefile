@@ -37,10 +37,12 @@ PYTEST_WORKERS ?= auto
 test: lint
 	$(VENV)/bin/python -m pytest -q -n $(PYTEST_WORKERS) --dist loadgroup --durations=15
 
-# ruff; mypy on the package with its stubs for the compiled core (pyproject.toml); and
-# stubtest, which checks those stubs against the compiled modules themselves.
+# cython-lint on the .pyx and .pxd files (it runs pycodestyle from PATH; its settings are in
+# pyproject.toml); ruff; mypy on the package with its stubs for the compiled core
+# (pyproject.toml); and stubtest, which checks those stubs against the compiled modules.
 STUBBED := $(patsubst cython_core/%.pyi,nesbot._core.%,$(wildcard cython_core/*.pyi)) nesbot.show.video.h264
 lint: $(VENV)/.installed-test
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" cython-lint cython_core nesbot/show/video
 	$(VENV)/bin/ruff check nesbot tests scripts cython_core
 	$(VENV)/bin/ruff format --check nesbot tests scripts cython_core
 	$(VENV)/bin/mypy

@@ -1,6 +1,7 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
 # cython: initializedcheck=False
-"""The surface table's inner loop: value iteration over stack surfaces (nesbot/evaluation/surface.py).
+"""The surface table's inner loop: value iteration over stack surfaces
+(nesbot/evaluation/surface.py).
 
 A surface is the top of the stack in the columns left of the well (9 on the NES: column 9
 is the Tetris well), written as the height difference of each neighbouring pair,
@@ -103,8 +104,8 @@ cdef int _placement_count(int columns, Placement* out) except -1:
 cdef long _weight(int digit) noexcept nogil:
     """7 ** digit: a difference's weight in the index."""
     cdef long weight = 1
-    cdef int i
-    for i in range(digit):
+    cdef int _i
+    for _i in range(digit):
         weight *= DIFF_VALUES
     return weight
 
