@@ -25,7 +25,7 @@ from nesbot.evaluation.evaluators import get_evaluator
 from nesbot.nes import ram
 from nesbot.nes.fm2 import Fm2Writer, fceux_rom_md5, read_fm2
 from nesbot.nes.menus import GameSetup, reach_level_menu, start_game
-from nesbot.nes.nes_frames import FrameRecorder
+from nesbot.nes.polls import FrameRecorder
 from nesbot.rating import report
 from nesbot.rating.game import rate_pieces
 from nesbot.rating.grades import GRADES, accuracy, grade

@@ -22,7 +22,7 @@ from nesbot.nes import ram
 from nesbot.nes.emulator import Emulator
 from nesbot.nes.fm2 import Fm2Writer, fceux_rom_md5
 from nesbot.nes.menus import GameSetup, start_game
-from nesbot.nes.nes_frames import FrameRecorder
+from nesbot.nes.polls import FrameRecorder
 from nesbot.nes.rom import Rom
 from nesbot.nes.timing import ALIGNED_FRAMES
 from nesbot.show.frames import FrameJoiner

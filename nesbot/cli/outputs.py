@@ -91,7 +91,7 @@ def replay_pictures(
 
 def step_progress(what: str, log: "InputLog", stack: ExitStack) -> Observer:
     """An emulator observer showing progress through the log's steps (nesbot.progress)."""
-    from nesbot.nes.nes_frames import log_steps
+    from nesbot.nes.movie_steps import log_steps
     from nesbot.progress import Progress
 
     steps = log_steps(log, lambda conflict: None).steps

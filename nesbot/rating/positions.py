@@ -19,7 +19,7 @@ from nesbot.errors import NesbotError
 from nesbot.nes import ram
 from nesbot.nes.emulator import Emulator
 from nesbot.nes.fm2 import InputLog
-from nesbot.nes.nes_frames import log_steps
+from nesbot.nes.movie_steps import log_steps
 from nesbot.nes.replay import OnConflict, step_log, stop_at_conflicts
 from nesbot.nes.rom import Rom
 
