@@ -77,8 +77,8 @@ CEILING_SCALE[1] = 1.0
 for _r in range(CEILING_ROWS):
     CEILING_SCALE[BOARD_HIDDEN + _r] = 1.0 / (_r + 1)
 
-# The surface table (nesbot/evaluation/surface.py), loaded on first use: one uint8 code per surface,
-# value = code * SURFACE_SCALE. `_surface_codes` keeps the array alive.
+# The surface table (nesbot/evaluation/surface_builder.py), loaded on first use: one uint8
+# code per surface, value = code * SURFACE_SCALE. `_surface_codes` keeps the array alive.
 cdef enum:
     SURFACE_COLUMNS = 9              # columns 0-8: the well (column 9) is not part of it
 cdef const uint8_t* SURFACE_CODES = NULL

@@ -19,7 +19,7 @@ from nesbot._core.probes import (
     next_spawn_blocked_py,
 )
 from nesbot._core.rules import piece_odds
-from nesbot._core.simulate import nes_rng
+from nesbot._core.whole_games import nes_rng
 from nesbot.bot.planning import PlannerSettings, build_planner
 from nesbot.errors import NesbotError
 from nesbot.evaluation.evaluators import EVALUATORS

@@ -15,7 +15,7 @@ import pytest
 import nesbot
 from nesbot._core.buttons import DOWN, LEFT, RIGHT, A
 from nesbot._core.game import Game
-from nesbot._core.simulate import play
+from nesbot._core.whole_games import play
 from nesbot.bot.planning import PlannerSettings, build_planner
 from nesbot.bot.policy import Bot
 from nesbot.bot.session import play_game
@@ -30,7 +30,7 @@ from nesbot.rating import report
 from nesbot.rating.game import rate_pieces
 from nesbot.rating.grades import GRADES, accuracy, grade
 from nesbot.rating.intent import Intent, read_intent
-from nesbot.rating.overlay import LEGEND, RatingWatch
+from nesbot.rating.marks import LEGEND, RatingWatch
 from nesbot.rating.playouts import compare_places, playout_points
 from nesbot.rating.positions import (
     LoggedPiece,

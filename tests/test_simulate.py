@@ -1,4 +1,4 @@
-"""Whole simulated games (nesbot._core.simulate.play) and `nesbot simulate`."""
+"""Whole simulated games (nesbot._core.whole_games.play) and `nesbot simulate`."""
 
 import dataclasses
 import json
@@ -11,7 +11,7 @@ from test_train import local_ray  # noqa: F401 (the session's one local Ray inst
 
 from nesbot._core.game import Game
 from nesbot._core.planner import Planner
-from nesbot._core.simulate import nes_rng, play
+from nesbot._core.whole_games import nes_rng, play
 from nesbot.bot.explain import explain
 from nesbot.bot.planning import PlannerSettings, build_planner
 from nesbot.bot.policy import Bot

@@ -28,7 +28,7 @@ from nesbot.nes.timing import ALIGNED_FRAMES
 from nesbot.show.frames import FrameJoiner
 from nesbot.show.overlay import SCREEN_HEIGHT, SCREEN_WIDTH, FrameInfo, Renderer
 from nesbot.show.pace import Pacer
-from nesbot.show.pictures import open_window, whole_frames
+from nesbot.show.destinations import open_window, whole_frames
 from nesbot.show.watch import GameWatch
 
 if TYPE_CHECKING:

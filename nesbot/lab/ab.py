@@ -26,7 +26,7 @@ import numpy as np
 from nesbot._core.game import Game
 from nesbot._core.pieces import KILL_SCREEN_LEVEL
 from nesbot._core.planner import Planner
-from nesbot._core.simulate import play
+from nesbot._core.whole_games import play
 from nesbot.bot.planning import PlannerSettings, build_planner
 from nesbot.evaluation.evaluators import Evaluator
 from nesbot.lab.simulate import MAX_FRAMES, game_setup, map_indexed, pieces_seed_of

@@ -12,7 +12,7 @@ import hashlib
 import numpy as np
 
 from nesbot._core.game import Game
-from nesbot._core.simulate import nes_rng
+from nesbot._core.whole_games import nes_rng
 from nesbot.bot.planning import PlannerSettings
 from nesbot.bot.policy import Bot
 from nesbot.bot.simulated_ram import run_policy

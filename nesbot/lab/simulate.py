@@ -24,7 +24,7 @@ import numpy as np
 from nesbot._core.game import Game
 from nesbot._core.pieces import KILL_SCREEN_LEVEL
 from nesbot._core.planner import Planner
-from nesbot._core.simulate import nes_rng, play
+from nesbot._core.whole_games import nes_rng, play
 from nesbot.bot.planning import DEFAULT_SETTINGS, PlannerSettings, build_planner
 from nesbot.errors import NesbotError
 from nesbot.evaluation.evaluators import Evaluator

@@ -20,7 +20,7 @@ from nesbot.rating.geometry import (
     is_finding_frame,
 )
 from nesbot.rating.reading import FrameReader, RgbPicture, RomPictures, ScreenReading, rom_pictures
-from nesbot.show.video.reading import open_input
+from nesbot.show.video.decoding import open_input
 
 Picture = str | os.PathLike[str] | np.ndarray | av.VideoFrame
 

@@ -40,7 +40,7 @@ from nesbot.rating.geometry import (
 from nesbot.rating.positions import LoggedPiece, Position, places_between
 from nesbot.rating.reading import FrameReader, rom_pictures
 from nesbot.show.overlay import COLUMNS, ROWS
-from nesbot.show.video.reading import open_input
+from nesbot.show.video.decoding import open_input
 
 GHOST = 0.6  # a field's cell under this share of the other field's is the other's ghost
 
