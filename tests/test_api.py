@@ -29,7 +29,7 @@ def test_importing_nesbot_or_a_workers_module_loads_no_emulator_nor_pictures():
     check = f"import sys; {{}}; print(sorted(set({heavy!r}) & set(sys.modules)))"
     for statement in (
         "import nesbot",
-        "import nesbot.lab.simulate",
+        "import nesbot.lab.game_runs",
         "from nesbot import Game, Bot",
     ):
         loaded = subprocess.run(

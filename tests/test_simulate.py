@@ -18,15 +18,15 @@ from nesbot.bot.policy import Bot
 from nesbot.bot.simulated_ram import run_policy
 from nesbot.errors import NesbotError
 from nesbot.evaluation.evaluators import DEFAULT_EVALUATOR, EVALUATORS, Evaluator
-from nesbot.lab.simulate import (
+from nesbot.lab.game_runs import (
     GameSpec,
     game_setup,
     play_one,
     ray_runner,
     run_identity,
     simulate,
-    summarize,
 )
+from nesbot.lab.statistics import summarize
 
 SUMMARY_KEYS = [
     "games",
