@@ -28,6 +28,7 @@ import numpy as np
 from nesbot._core.pieces import ORIENTATION_CELLS, PIECE_TYPE, SPAWN_TABLE
 from nesbot.errors import NesbotError
 from nesbot.nes import ram
+from nesbot.nes.screen_layout import COLUMNS, ROWS
 from nesbot.nes.rom import Rom
 from nesbot.rating.geometry import (
     FINDING_SPAN,
@@ -39,7 +40,6 @@ from nesbot.rating.geometry import (
 )
 from nesbot.rating.positions import LoggedPiece, Position, places_between
 from nesbot.rating.reading import FrameReader, rom_pictures
-from nesbot.show.overlay import COLUMNS, ROWS
 from nesbot.show.video.decoding import open_input
 
 GHOST = 0.6  # a field's cell under this share of the other field's is the other's ghost
