@@ -10,7 +10,7 @@ PLAY_ARGS ?= --level 19
 # log) and .png (the frame the score first shows 999,999, else the last).
 PLAY_OUT ?= games/nesbot
 
-.PHONY: play test lint bench clean
+.PHONY: play test test-fast lint bench clean
 
 $(VENV)/.created:
 	@py=$$(scripts/find_python.sh) && "$$py" -m venv $(VENV)
@@ -36,6 +36,12 @@ play: $(VENV)/.installed-demo
 PYTEST_WORKERS ?= auto
 test: lint
 	$(VENV)/bin/python -m pytest -q -n $(PYTEST_WORKERS) --dist loadgroup --durations=15
+
+# The tests that need neither the ROM nor much time, for the edit-test loop: those marked
+# `rom` or `slow` (tests/conftest.py marks every test that uses the ROM or the booted
+# emulator) are deselected, not skipped, so that CI=true (where a skip fails) runs it too.
+test-fast: $(VENV)/.installed-test
+	$(VENV)/bin/python -m pytest -q -n $(PYTEST_WORKERS) --dist loadgroup -m "not rom and not slow"
 
 # cython-lint on the .pyx and .pxd files (it runs pycodestyle from PATH; its settings are in
 # pyproject.toml); ruff; mypy on the package with its stubs for the compiled core

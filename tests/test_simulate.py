@@ -276,6 +276,7 @@ def without_speed(summary) -> dict:
     return {k: v for k, v in vars(summary).items() if k != "pieces_per_s"}
 
 
+@pytest.mark.slow  # whole games three ways, and a Ray instance started: ~40 s
 def test_same_seed_same_figures_whatever_the_workers():
     one, results_one = simulate(MEATFIGHTER, 3, level=29, seed=11, workers=1, progress=False)
     two, results_two = simulate(MEATFIGHTER, 3, level=29, seed=11, workers=2, progress=False)
@@ -309,6 +310,7 @@ def test_same_seed_same_figures_on_ray():
         run([GameSpec(None, PlannerSettings(), 29, 6, 0)])
 
 
+@pytest.mark.slow  # whole games played, stopped and played on: ~40 s
 def test_saved_games_let_a_run_go_on_where_it_stopped(tmp_path):
     """A run of 3 games saved, then the same run of 4: one game played, the figures those
     of 4 games played at once; the file holds each game once; another run is refused."""
