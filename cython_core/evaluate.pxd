@@ -9,9 +9,10 @@
 # penalty, blocks_spawn and touches_ceiling, nothing else. Heights count from the floor
 # (a cell in row 19 has height 1, a column whose top cell is row r has height 20 - r).
 #
-# Error contract: everything here is `noexcept nogil`; no function can fail, and every
-# function only reads the board. Full rows are allowed (features stay defined) although
-# the search only evaluates boards after their line clears.
+# Error contract: everything here but use_surface_table (the thin Python layer, `except -1`)
+# is `noexcept nogil`; no such function can fail, and every one only reads the board. Full
+# rows are allowed (features stay defined) although the search only evaluates boards after
+# their line clears.
 from nesbot._core.board cimport BOARD_HIDDEN, FIELD_ROWS, STACK_COLUMNS, Board
 from nesbot._core.feature_slots cimport (
     F_COLUMN_HEIGHT_SPREAD,
@@ -35,7 +36,7 @@ cdef void board_features(const Board* b, Features* out) noexcept nogil
 cdef void extra_features(const Board* b, Features* out) noexcept nogil
 
 # The board features of indices 25..30 into out.f, from the board, its column tops and
-# the stack's top row (`heights` and `top_row`, as column_heights in evaluate.pyx gives
+# the stack's top row (`heights` and `top_row`, as column_tops.column_heights gives
 # them; F_HIGH_STACK past `safe_height` rows); out.f[F_BURNED_LINES] is set to 0, and
 # out.f[F_SURFACE_VALUE] too without `surface` or until the surface table is loaded
 # (load_weights loads it for a nonzero weight).
