@@ -10,7 +10,7 @@ PLAY_ARGS ?= --level 19
 # log) and .png (the frame the score first shows 999,999, else the last).
 PLAY_OUT ?= games/nesbot
 
-.PHONY: play test lint bench clean
+.PHONY: play test test-fast lint bench clean
 
 $(VENV)/.created:
 	@py=$$(scripts/find_python.sh) && "$$py" -m venv $(VENV)
@@ -37,10 +37,18 @@ PYTEST_WORKERS ?= auto
 test: lint
 	$(VENV)/bin/python -m pytest -q -n $(PYTEST_WORKERS) --dist loadgroup --durations=15
 
-# ruff; mypy on the package with its stubs for the compiled core (pyproject.toml); and
-# stubtest, which checks those stubs against the compiled modules themselves.
+# The tests that need neither the ROM nor much time, for the edit-test loop: those marked
+# `rom` or `slow` (tests/conftest.py marks every test that uses the ROM or the booted
+# emulator) are deselected, not skipped, so that CI=true (where a skip fails) runs it too.
+test-fast: $(VENV)/.installed-test
+	$(VENV)/bin/python -m pytest -q -n $(PYTEST_WORKERS) --dist loadgroup -m "not rom and not slow"
+
+# cython-lint on the .pyx and .pxd files (it runs pycodestyle from PATH; its settings are in
+# pyproject.toml); ruff; mypy on the package with its stubs for the compiled core
+# (pyproject.toml); and stubtest, which checks those stubs against the compiled modules.
 STUBBED := $(patsubst cython_core/%.pyi,nesbot._core.%,$(wildcard cython_core/*.pyi)) nesbot.show.video.h264
 lint: $(VENV)/.installed-test
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" cython-lint cython_core nesbot/show/video
 	$(VENV)/bin/ruff check nesbot tests scripts cython_core
 	$(VENV)/bin/ruff format --check nesbot tests scripts cython_core
 	$(VENV)/bin/mypy

@@ -9,8 +9,8 @@ nesbot/_core in both. The sdist carries the .pyx, .pxd and .h sources only: the 
 makes from them is made again by every build (MANIFEST.in keeps it out). The video code's
 own extension, the .mp4's H.264 writer, lives beside it as nesbot/show/video/h264.pyx.
 
-The evaluation's feature slots (features.pxi, which evaluate.pxd includes) are written first,
-from the table in the core's features.py: the one place the features are named.
+The evaluation's feature slots (features.pxi, which feature_slots.pxd includes) are written
+first, from the table in the core's features.py: the one place the features are named.
 """
 
 import importlib.util

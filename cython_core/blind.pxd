@@ -1,6 +1,6 @@
 # The reaction's blind play (nesbot._core.blind): the Planner's choice before its next
 # piece may be seen.
-from nesbot._core.evaluate cimport Verdict
+from nesbot._core.calming cimport Verdict
 from nesbot._core.planner cimport Planner
 from nesbot._core.rules cimport Game as GameC
 

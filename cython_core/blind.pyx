@@ -14,7 +14,7 @@ from libc.stdint cimport int8_t, uint8_t, uint32_t
 from libc.string cimport memcmp, memset
 
 from nesbot._core.buttons cimport BTN_DOWN
-from nesbot._core.evaluate cimport RANK_TETRIS_NOW, Verdict, better, burned_lines, judge_one
+from nesbot._core.calming cimport RANK_TETRIS_NOW, Verdict, better, burned_lines, judge_one
 from nesbot._core.game cimport Game
 from nesbot._core.moves cimport PLAIN_PATH_MAX, Placement, plain_lock, plain_path
 from nesbot._core.pieces cimport NES_ORIENTATIONS, NES_PIECE_TYPE, NES_SPAWN_TABLE
@@ -199,7 +199,7 @@ cdef int _head_toward(Planner planner, const GameC* g, int x, int orientation) n
     cdef Placement* p
     cdef int k
     planner.path_length = plain_path(&g.board, &g.piece, g.held, g.level, &planner.first.model,
-                                  x, orientation, True, planner.path, &locked)
+                                     x, orientation, True, planner.path, &locked)
     release_down(planner.path, planner.path_length, planner.reaction)
     for k in range(planner.first.placement_count):
         p = &planner.first.placements[k]
@@ -207,7 +207,8 @@ cdef int _head_toward(Planner planner, const GameC* g, int x, int orientation) n
             return k
     return -1
 
-cdef double _hedge_value(Planner planner, const GameC* after, int best, bint committed) noexcept nogil:
+cdef double _hedge_value(Planner planner, const GameC* after, int best,
+                         bint committed) noexcept nogil:
     """The expected value of the replan from `after` (the game when the reaction
     window ends): for each next piece type, with the picker's odds, the best of the
     blind candidates a plain path still reaches from there (the committed path reaches
@@ -236,7 +237,8 @@ cdef double _hedge_value(Planner planner, const GameC* after, int best, bint com
         expected += planner.odds[current][t] * least
     return expected
 
-cdef int _choose_premove(Planner planner, const GameC* g, int best, Verdict* verdict) noexcept nogil:
+cdef int _choose_premove(Planner planner, const GameC* g, int best,
+                         Verdict* verdict) noexcept nogil:
     """Among the first `reaction` frames of the paths to the `premove` best blind
     candidates, and no input at all, the one whose expected replanned value over the
     next piece is best (each weighed as the replan will weigh it: choose()). Sets the
@@ -266,7 +268,9 @@ cdef int _choose_premove(Planner planner, const GameC* g, int best, Verdict* ver
             order[j] = order[j - 1]
             j -= 1
         order[j] = k
-    count = planner.candidate_count if planner.candidate_count < planner.premove else planner.premove
+    count = planner.candidate_count
+    if count > planner.premove:
+        count = planner.premove
     for k in range(count):
         p = &planner.first.placements[planner.candidates[order[k]].first]
         xs[k] = p.x

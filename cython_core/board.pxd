@@ -13,11 +13,36 @@ cdef extern from *:
     # The index of the lowest set bit (x must not be 0): a row's first filled column.
     int lowest_bit "__builtin_ctz"(unsigned int x) noexcept nogil
 
+cdef extern from *:
+    """
+    /* Bits set in each 11-bit mask (a row, or a row with a wall bit at each end), from a
+       table the compiler writes: __builtin_popcount is a libgcc call unless the build
+       targets a CPU with POPCNT, and setup.py builds for the generic x86-64 baseline. */
+    #define NESBOT_BITS2(n) n, n + 1, n + 1, n + 2
+    #define NESBOT_BITS4(n) NESBOT_BITS2(n), NESBOT_BITS2(n + 1), NESBOT_BITS2(n + 1), \
+        NESBOT_BITS2(n + 2)
+    #define NESBOT_BITS6(n) NESBOT_BITS4(n), NESBOT_BITS4(n + 1), NESBOT_BITS4(n + 1), \
+        NESBOT_BITS4(n + 2)
+    #define NESBOT_BITS8(n) NESBOT_BITS6(n), NESBOT_BITS6(n + 1), NESBOT_BITS6(n + 1), \
+        NESBOT_BITS6(n + 2)
+    #define NESBOT_BITS10(n) NESBOT_BITS8(n), NESBOT_BITS8(n + 1), NESBOT_BITS8(n + 1), \
+        NESBOT_BITS8(n + 2)
+    static inline int nesbot_popcount11(unsigned int m) {
+        static const unsigned char bits[2048] = {NESBOT_BITS10(0), NESBOT_BITS10(1)};
+        return bits[m];
+    }
+    """
+    # The set bits of m; m must be below 2 ** 11 (WALLED_ROW_BITS).
+    int popcount "nesbot_popcount11"(unsigned int m) noexcept nogil
+
 cdef enum:
     BOARD_HIDDEN = 2        # rows above row 0 that the ROM can address
     BOARD_ROWS = 22         # rows -2 .. 19
     FIELD_ROWS = 20
     FULL_ROW = 0x3FF
+    WIDTH = 10              # columns 0-9
+    STACK_COLUMNS = 0x1FF   # columns 0-8: the stack beside the well (column 9)
+    WALLED_ROW_BITS = 0x7FF  # 11 neighbour pairs of a row with a wall bit at each end
 
 ctypedef struct Board:
     uint16_t rows[22]       # see the layout above

@@ -3,13 +3,13 @@
 The evaluator (cython_core/evaluate.pyx) computes each feature into a slot of an array, and
 a weights file (nesbot.evaluation.weights) weighs each by name. Both come from FEATURES: the
 build writes the C enum of slots (F_<NAME>) and the counts that close each group into
-features.pxi, which evaluate.pxd includes (`write_pxi`, called by setup.py); the Python
+features.pxi, which feature_slots.pxd includes (`write_pxi`, called by setup.py); the Python
 names and the weights' keys are read from here at run time. A feature added here is added
 everywhere; its computation in evaluate.pyx is the one thing to write by hand.
 
 Heights count from the floor (a cell in row 19 has height 1); rows are numbered from the
 top, 0..19 (rows -2 and -1 are hidden). The groups are computed only when an evaluator
-weighs one of their features (WeightSet's flags in evaluate.pxd, one per weight set).
+weighs one of their features (WeightSet's flags in weight_sets.pxd, one per weight set).
 """
 
 from pathlib import Path
@@ -192,7 +192,7 @@ if [f.group for f in FEATURES] != sorted((f.group for f in FEATURES), key=_GROUP
 
 
 def pxi_text() -> str:
-    """The C enum of the feature slots and the groups' counts, as evaluate.pxd includes it."""
+    """The C enum of the feature slots and the groups' counts (feature_slots.pxd includes it)."""
     lines = [
         "# Written by setup.py from cython_core/features.py; edit the table there, not this.",
         "cdef enum:",

@@ -3,7 +3,7 @@
 The RAM layout is not known here: nesbot.nes.ram maps RAM to `state()`/`from_state()` fields.
 """
 
-from libc.stdint cimport uint8_t, uint16_t, uint64_t
+from libc.stdint cimport uint8_t, uint64_t
 from libc.string cimport memcpy
 
 from nesbot._core.board cimport BOARD_HIDDEN, BOARD_ROWS, fits
@@ -29,6 +29,7 @@ def board_text(rows) -> str:
     """Row masks (bit c = column c), top row first, as `nesbot explain` reads a board:
     one line of 10 cells per row, '#' filled, '.' empty."""
     return "\n".join("".join("#" if m >> c & 1 else "." for c in range(10)) for m in rows)
+
 
 # Fields of state(): scalar members of the C structs, by name.
 _PIECE_FIELDS = ("x", "y", "orientation", "fall_timer", "das", "soft", "hold_down_points")

@@ -65,7 +65,7 @@ ctypedef struct Placement:
                              # -1: a plain path's placement (write_pads runs it again)
     uint8_t final_pad
     uint16_t frames          # input frames including the locking one
-    uint8_t hold_down_points # soft-drop steps at the lock (points, see rules)
+    uint8_t hold_down_points  # soft-drop steps at the lock (points, see rules)
     uint16_t key_slot        # its slot in Searcher.placement_keys
 
 cdef class Searcher:

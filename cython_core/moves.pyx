@@ -273,7 +273,7 @@ cdef class Searcher:
         cdef Node root, child
         cdef Node* node
         cdef int32_t i
-        cdef int h, r, d, k, hi, ri
+        cdef int d, k, hi, ri
         cdef uint8_t pad, newly, press
         cdef uint8_t horizontals[3]
         cdef uint8_t rotations[3]
@@ -629,7 +629,7 @@ cdef inline void drop(Piece* p, const Columns* columns) noexcept nogil:
 
 
 cdef void empty_board_walk(PlainWalk* walk, const Piece* start, uint8_t held, uint8_t level,
-                          const InputModel* model, int8_t x, uint8_t orientation) noexcept nogil:
+                           const InputModel* model, int8_t x, uint8_t orientation) noexcept nogil:
     # plain_lock's walk to (x, orientation) on the empty board, with every cell of every
     # position its frames may test successfully. A frame shifts at most a column, turns at
     # most once and falls at most a row, so whatever it tests successfully is among the

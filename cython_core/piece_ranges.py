@@ -86,7 +86,7 @@ def reach_limits(tap_interval: int = 2) -> tuple[tuple[tuple[int, ...], ...], ..
 @cache
 def well_heights(tap_interval: int = 2) -> tuple[tuple[float, ...], tuple[float, ...]]:
     """(scare, beside) per level 0-29, in rows: the heights the right-well features
-    (cython_core/evaluate.pxd) measure the stack against, from the pass limits as
+    (cython_core/evaluate.pyx) measure the stack against, from the pass limits as
     StackRabbit derives its scare heights from its piece ranges: halfway between a fixed
     height (6 and 8 rows) and a margin (3 and 5 rows) under what a vertical I still passes
     on its way to the left wall (columns 0-4) and to the well (columns 6-8). At 30 Hz:

@@ -2,11 +2,12 @@
 # (nesbot._core.planner); the reaction's blind play with its state is nesbot._core.blind.
 from libc.stdint cimport uint8_t
 from nesbot._core.board cimport Board
-from nesbot._core.evaluate cimport Verdict, Weights
+from nesbot._core.calming cimport Verdict
 from nesbot._core.game cimport Game
 from nesbot._core.moves cimport PLAIN_PATH_MAX, Placement, Searcher
 from nesbot._core.pieces cimport NES_CELLS
 from nesbot._core.rules cimport Game as GameC, Piece, count_lines
+from nesbot._core.weight_sets cimport Weights
 
 cdef enum:
     MAX_WIDTH = 32                   # most candidates the lookahead may re-judge
@@ -58,7 +59,7 @@ cdef class Planner:
     cdef public int deep_branch      # lookahead 2: the first unknown piece's placements it
                                      # follows with the second (its best by one-piece value)
     cdef public int kill_deep_width  # the same two from level 29 (a row a frame: fewer
-    cdef public int kill_deep_branch # placements, and every one is chosen blind)
+    cdef public int kill_deep_branch  # placements, and every one is chosen blind)
     # From level 29, of those the kill_third_width best (0: none) judged three unknown
     # pieces deep, following the first unknown piece's kill_third_branch best placements
     # and the second's kill_third_branch2 best.

@@ -2,8 +2,9 @@
 the pieces after it (the lookahead). The reaction's blind play, the same choice before the
 next piece may be seen, is nesbot._core.blind, on the Planner's state.
 
-It asks nesbot._core.moves for every placement and its frames, and
-nesbot._core.evaluate for what each final board is worth.
+It asks nesbot._core.moves for every placement and its frames, nesbot._core.calming for the
+verdict on each final board (nesbot._core.evaluate's value, ranked by the calming rules) and
+nesbot._core.bound for the placements it may skip.
 """
 
 from libc.math cimport INFINITY, fabs
@@ -11,25 +12,18 @@ from libc.stdint cimport uint8_t
 from libc.string cimport memcpy, memmove
 
 from nesbot._core.board cimport Board, has_tuck_spot
-from nesbot._core.evaluate cimport (
+from nesbot._core.bound cimport Tops, board_tops, surface_rise, tops_after, value_bound
+from nesbot._core.calming cimport (
     RANK_VETOED,
-    Tops,
     Verdict,
-    Weights,
     better,
-    board_tops,
     board_vetoed,
     burned_lines,
-    evaluate,
     judge_dead_end,
     judge_pair,
-    load_weights,
     next_spawn_blocked,
-    surface_rise,
-    tops_after,
-    value_bound,
-    weights_at,
 )
+from nesbot._core.evaluate cimport evaluate
 from nesbot._core.game cimport Game
 from nesbot._core.moves cimport Placement, Searcher, plain_path
 from nesbot._core.pieces cimport (
@@ -46,6 +40,7 @@ from nesbot._core.rules cimport (
     spawn_piece,
     transition_odds,
 )
+from nesbot._core.weight_sets cimport Weights, load_weights, weights_at
 
 
 cdef enum:
@@ -190,7 +185,7 @@ cdef void check_pieces(Game game) except *:
 
 cdef class Planner:
     """The search chain: every placement of the current piece x every placement of the
-    next; the evaluator judges the final board (nesbot._core.evaluate's Verdict: the
+    next; the evaluator judges the final board (nesbot._core.calming's Verdict: the
     calming rules as ranks, then the weighted value, lower is better). With `lookahead` 1,
     the `width` best first placements are judged again by the expected value of the piece
     after the next, which the NES picker draws with rules.transition_odds given the next
@@ -199,14 +194,14 @@ cdef class Planner:
     best placements of the next piece, so that it is worth its best continuation by the
     lookahead's value, not by the two pieces'. Ties go to the first found.
 
-    `weights`: anything nesbot._core.evaluate takes (nesbot.evaluation.weights.Weights, an evaluator
-    of nesbot.evaluation.evaluators, or 17/18 floats). `first`: "search", the current piece's
-    placements come from the gamepad search; "plain", from plain paths only (a tenth of
-    the cost: the cheap policy `nesbot rate`'s playouts play). `second`: "plain" finds the next piece's
-    placements by plain paths (rotate and shift as early as allowed, then fall); "search"
-    then judges the `width` best first placements again with the next piece's gamepad
-    search (tucks and spins too), where their board has a spot only those reach
-    (board.has_tuck_spot; a search costs as much as ten plain sets). The chosen placement
+    `weights`: anything nesbot._core.weight_sets takes (nesbot.evaluation.weights.Weights, an
+    evaluator of nesbot.evaluation.evaluators, or 17/18 floats). `first`: "search", the current
+    piece's placements come from the gamepad search; "plain", from plain paths only (a tenth
+    of the cost: the cheap policy `nesbot rate`'s playouts play). `second`: "plain" finds the
+    next piece's placements by plain paths (rotate and shift as early as allowed, then
+    fall); "search" then judges the `width` best first placements again with the next
+    piece's gamepad search (tucks and spins too), where their board has a spot only those
+    reach (board.has_tuck_spot; a search costs as much as ten plain sets). The chosen placement
     is executed by its plain path with Down held at the end (soft-drop points) when that
     locks at the same place, else by the search's path. When every pair is vetoed by the
     calming rules the planner still moves: the least bad pair (fallback_last, counted in

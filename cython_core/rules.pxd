@@ -18,7 +18,7 @@ ctypedef struct Piece:
     uint8_t fall_timer       # frames since the last step-down attempt; +1 every frame
     uint8_t das              # autorepeatX: 0-16; 16 = charged (a blocked shift)
     uint8_t soft             # autorepeatY: 0 idle, 1-2 soft drop, >= $80 first-piece hold
-    uint8_t hold_down_points # soft-drop steps of the current unbroken soft drop
+    uint8_t hold_down_points  # soft-drop steps of the current unbroken soft drop
 
 ctypedef struct Game:
     # Everything the ROM keeps that the rules of a running A-TYPE game read or write.
@@ -33,7 +33,7 @@ ctypedef struct Game:
     uint8_t completed_lines  # rows cleared by this lock
     uint8_t line_index       # row being checked in play state 3, 0-4
     uint8_t curtain_row      # $F0 at top-out
-    uint8_t completed_row[4] # cleared row numbers, 0 = none
+    uint8_t completed_row[4]  # cleared row numbers, 0 = none
     uint8_t lines[2]         # BCD, little-endian
     uint8_t score[3]         # BCD, little-endian, capped at 999999
     uint8_t line_clear_stats[4]  # BCD counts of singles, doubles, triples, tetrises

@@ -110,9 +110,9 @@ cdef void check_one_row(Game* g) noexcept nogil:
 cdef void count_lines(uint8_t* level, uint8_t* lines, int cleared) noexcept nogil:
     # incrementLines, once per cleared line, with the level-up test of
     # docs/mechanics.md#levels-and-transitions.
-    cdef int n
+    cdef int _line
     cdef uint8_t tens
-    for n in range(cleared):
+    for _line in range(cleared):
         lines[0] += 1
         if (lines[0] & 0x0F) >= 0x0A:
             lines[0] += 6
@@ -224,7 +224,7 @@ cdef void game_logic(Game* g) noexcept nogil:
 
 cdef void game_nmi(Game* g, uint8_t pad) noexcept nogil:
     # The NMI: render_mode_play_and_demo, frame counter, RNG, controller poll.
-    cdef int k
+    cdef int _row
     if g.play_state == PLAY_CLEAR_ANIMATION:
         # updateLineClearingAnimation steps on frames divisible by 4 (before the +1).
         if (g.frame_counter & 3) == 0:
@@ -233,7 +233,7 @@ cdef void game_nmi(Game* g, uint8_t pad) noexcept nogil:
                 g.play_state += 1
         g.vram_row = 0
     else:
-        for k in range(4):   # copyPlayfieldRowToVRAM, 4 rows per frame
+        for _row in range(4):   # copyPlayfieldRowToVRAM, 4 rows per frame
             if signed_ge(g.vram_row, 21):
                 break
             g.vram_row += 1

@@ -1,6 +1,7 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
 # cython: initializedcheck=False
-"""The surface table's inner loop: value iteration over stack surfaces (nesbot/evaluation/surface.py).
+"""The surface table's inner loop: value iteration over stack surfaces
+(nesbot/evaluation/surface_builder.py).
 
 A surface is the top of the stack in the columns left of the well (9 on the NES: column 9
 is the Tetris well), written as the height difference of each neighbouring pair,
@@ -15,7 +16,7 @@ clamped difference never takes part in that test. A clean placement raises each 
 column by its piece cells; the differences at the piece's edges and under it change by the
 growth of their two columns. The piece never reaches the well, so no line is ever cleared.
 
-The value of a surface (nesbot/evaluation/surface.py says why these choices):
+The value of a surface (nesbot/evaluation/surface_builder.py says why these choices):
 
     V(s) = sum over piece types p of odds[p] * (1 + discount * max V(s')) over p's clean
            placements s' of s, or 0 when p has none.
@@ -103,8 +104,8 @@ cdef int _placement_count(int columns, Placement* out) except -1:
 cdef long _weight(int digit) noexcept nogil:
     """7 ** digit: a difference's weight in the index."""
     cdef long weight = 1
-    cdef int i
-    for i in range(digit):
+    cdef int _i
+    for _i in range(digit):
         weight *= DIFF_VALUES
     return weight
 

@@ -1,8 +1,9 @@
 """The surface table's file: an .npz of one uint8 code per surface and its provenance as
 JSON, read without pickle.
 
-nesbot.evaluation.surface writes it (`nesbot surface-table`) and checks it; the evaluator's feature
-surface_value reads the table nesbot ships from here, so the core needs nothing above it.
+nesbot.evaluation.surface_builder writes it (`nesbot surface-table`) and checks it; the
+evaluator's feature surface_value reads the table nesbot ships from here, so the core needs
+nothing above it.
 """
 
 import json

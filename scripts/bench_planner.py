@@ -4,56 +4,17 @@ unless told).
 The bot reads the simulated game through the RAM map as it reads the ROM
 (nesbot.bot.simulated_ram), so the times are the bot's own plans. Prints plan time percentiles
 (one core), nodes searched, and a fingerprint of all decisions: the same code gives the same
-fingerprint on every machine. tests/test_planner_fingerprints.py pins the fingerprints of
-short runs in each mode, so a change that means to keep the decisions is checked to.
+fingerprint on every machine (nesbot.lab.fingerprint). tests/test_planner_fingerprints.py pins
+the fingerprints of short runs in each mode, so a change that means to keep the decisions is
+checked to.
 """
 
 import argparse
-import hashlib
 
 import numpy as np
 
-from nesbot._core.game import Game
-from nesbot._core.simulate import nes_rng
-from nesbot.bot.planning import PlannerSettings
-from nesbot.bot.policy import Bot
-from nesbot.bot.simulated_ram import run_policy
 from nesbot.cli.options import add_evaluator_options, add_planner_options, planner_settings
-from nesbot.evaluation.evaluators import get_evaluator
-
-
-class RecordingBot(Bot):
-    """The bot, also hashing every decision and counting the nodes each plan searched."""
-
-    def __init__(self, *args: object) -> None:
-        super().__init__(*args)
-        self.digest = hashlib.sha256()
-        self.nodes: list[int] = []
-
-    def _replan(self, memory: np.ndarray, blind: bool = False) -> None:
-        super()._replan(memory, blind)
-        self.digest.update(repr(self.planned_lock).encode())
-        self.nodes.append(self.planner.nodes_searched)
-
-
-def play_games(
-    settings: PlannerSettings,
-    evaluator: str | None,
-    games: int,
-    frames: int,
-    level: int = 19,
-    weights: str | None = None,
-) -> RecordingBot:
-    """The bot after planning every piece of `games` simulated games of `frames` frames
-    (with the evaluator named, or the weights file, or the format's default)."""
-    bot = RecordingBot(get_evaluator(evaluator, weights, reaction=settings.reaction), settings)
-    for seed in range(1, games + 1):
-        run_policy(bot, Game.start(level, nes_rng(seed * 977), seed, seed), frames)
-    return bot
-
-
-def fingerprint(bot: RecordingBot) -> str:
-    return bot.digest.hexdigest()[:16]
+from nesbot.lab.fingerprint import fingerprint, play_games
 
 
 def main() -> None:

@@ -22,7 +22,7 @@ from nesbot.evaluation.evaluators import get_evaluator
 from nesbot.nes.emulator import Emulator
 from nesbot.nes.fm2 import Fm2Writer, fceux_rom_md5, read_fm2
 from nesbot.nes.menus import GameSetup, start_game
-from nesbot.nes.nes_frames import FrameRecorder
+from nesbot.nes.polls import FrameRecorder
 from nesbot.nes.rom import Rom, find_rom
 from nesbot.rating.game import rate_pieces
 from nesbot.rating.positions import logged_pieces

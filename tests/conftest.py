@@ -152,7 +152,7 @@ def ram_digest():
 
 
 if TYPE_CHECKING:
-    from nesbot.nes.nes_frames import FrameRecorder
+    from nesbot.nes.polls import FrameRecorder
 
 
 @dataclass(frozen=True)
@@ -162,7 +162,7 @@ class Boot:
     state: Snapshot  # Emulator.save_state() at the level menu
     pads: bytes  # the pad of every step from power-on
     ram_digests: tuple[bytes, ...]  # the RAM after every step (ram_digest)
-    # The boot as FCEUX frames so far (nesbot.nes.nes_frames.FrameRecorder into a MovieFrames):
+    # The boot as FCEUX frames so far (nesbot.nes.polls.FrameRecorder into a MovieFrames):
     # a test deep-copies it to record a whole game from power-on as an FCEUX movie.
     recorder: "FrameRecorder"
 
@@ -183,7 +183,7 @@ def boot(emulator) -> Boot:
     every step are kept, so a test can record a whole game from power-on without booting
     again (tests/test_replay.py)."""
     from nesbot.nes.menus import reach_level_menu
-    from nesbot.nes.nes_frames import FrameRecorder
+    from nesbot.nes.polls import FrameRecorder
 
     pads, digests = bytearray(), []
     recorder = FrameRecorder(MovieFrames())

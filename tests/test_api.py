@@ -29,7 +29,7 @@ def test_importing_nesbot_or_a_workers_module_loads_no_emulator_nor_pictures():
     check = f"import sys; {{}}; print(sorted(set({heavy!r}) & set(sys.modules)))"
     for statement in (
         "import nesbot",
-        "import nesbot.lab.simulate",
+        "import nesbot.lab.game_runs",
         "from nesbot import Game, Bot",
     ):
         loaded = subprocess.run(
@@ -48,7 +48,7 @@ def test_the_package_is_typed():
     package = Path(nesbot.__file__).parent
     assert (package / "py.typed").is_file()
     compiled = {source.stem for source in (package / "_core").glob("*.pyx")}
-    assert {"game", "moves", "planner", "evaluate", "simulate"} <= compiled
+    assert {"game", "moves", "planner", "evaluate", "whole_games"} <= compiled
     for module in compiled:
         assert (package / "_core" / f"{module}.pyi").is_file(), module
 

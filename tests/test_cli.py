@@ -1,5 +1,6 @@
 """The command line: help everywhere; bad input gives one line on stderr and exit 2."""
 
+import argparse
 import json
 import os
 import subprocess
@@ -7,6 +8,7 @@ import sys
 
 import pytest
 
+from nesbot.cli import COMMANDS, main
 from nesbot.evaluation.evaluators import DEFAULT_EVALUATOR
 
 
@@ -26,6 +28,37 @@ def nesbot(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
 def test_help(args):
     result = nesbot(*args)
     assert result.returncode == 0 and "usage" in result.stdout
+
+
+def _option_strings(command: str) -> list[str]:
+    """The long options of `nesbot COMMAND` (each option's longest spelling), from its parser."""
+    from nesbot.cli import build_parser
+
+    subparsers = next(
+        action
+        for action in build_parser()._actions
+        if isinstance(action, argparse._SubParsersAction)
+    )
+    return [
+        max(action.option_strings, key=len)
+        for action in subparsers.choices[command]._actions
+        if action.option_strings
+    ]
+
+
+@pytest.mark.parametrize("command", [command.NAME for command in COMMANDS])
+def test_every_commands_help_runs_in_process_and_names_its_options(command, capsys):
+    """`nesbot COMMAND --help` through main itself (no child process): it exits 0 and its
+    text names every option the command takes."""
+    with pytest.raises(SystemExit) as done:
+        main([command, "--help"])
+    assert done.value.code == 0
+    text = capsys.readouterr().out
+    assert text.startswith(f"usage: nesbot {command}")
+    options = _option_strings(command)
+    assert "--help" in options
+    missing = [option for option in options if option not in text]
+    assert not missing, f"nesbot {command} --help does not name {missing}"
 
 
 def test_help_names_the_default_evaluator():

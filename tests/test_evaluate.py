@@ -9,22 +9,21 @@ from collections import deque
 import numpy as np
 import pytest
 
-from nesbot._core import evaluate as evaluate_module
-from nesbot._core.evaluate import (
-    DEFAULT_CEILING_WEIGHT,
+from nesbot._core import probes
+from nesbot._core.features import ALL_FEATURE_NAMES, FEATURE_NAMES
+from nesbot._core.pieces import ORIENTATION_CELLS, SPAWN_TABLE
+from nesbot._core.probes import (
     bench_evaluate,
     blocks_spawn_py,
     board_features_py,
     ceiling_penalty_py,
     evaluate_py,
-    evaluate_trace,
     field_split_py,
-    format_trace,
     ready_rows_py,
     touches_ceiling_py,
 )
-from nesbot._core.features import ALL_FEATURE_NAMES, FEATURE_NAMES
-from nesbot._core.pieces import ORIENTATION_CELLS, SPAWN_TABLE
+from nesbot._core.value_terms import evaluate_trace, format_trace
+from nesbot._core.weight_sets import DEFAULT_CEILING_WEIGHT
 from nesbot.errors import NesbotError
 from nesbot.evaluation.evaluators import Evaluator
 from nesbot.evaluation.weights import MEATFIGHTER_2018, Weights, load_weights, save_weights
@@ -415,7 +414,7 @@ def test_bench_evaluate_evaluates_the_board_n_times():
     bench_evaluate(rows, 1000)
     board_terms = sum(ref_features(rows)) + ref_ceiling(rows, DEFAULT_CEILING_WEIGHT)
     expected = sum(board_terms + (i & 3) for i in range(1000))
-    assert evaluate_module._bench_sink == pytest.approx(expected, rel=1e-12)
+    assert probes._bench_sink == pytest.approx(expected, rel=1e-12)
 
 
 # ---------------------------------------------------------------- calming rules 3 and 4

@@ -4,11 +4,12 @@ evaluator registry, and every evaluator driving the two-piece search."""
 import numpy as np
 import pytest
 
-from nesbot._core.evaluate import all_features_py, evaluate_py, evaluate_trace
 from nesbot._core.features import ALL_FEATURE_NAMES, EXTRA_FEATURE_NAMES
 from nesbot._core.game import Game
 from nesbot._core.planner import Planner
-from nesbot._core.simulate import play
+from nesbot._core.probes import evaluate_py
+from nesbot._core.value_terms import all_features_py, evaluate_trace
+from nesbot._core.whole_games import play
 from nesbot.errors import NesbotError
 from nesbot.evaluation.evaluators import (
     DEFAULT_EVALUATOR,

@@ -16,7 +16,7 @@ from nesbot.evaluation.evaluators import get_evaluator
 from nesbot.nes import ram
 from nesbot.nes.fm2 import fceux_rom_md5, write_fm2
 from nesbot.nes.menus import GameSetup, start_game
-from nesbot.nes.nes_frames import polls_in_step
+from nesbot.nes.polls import polls_in_step
 from nesbot.rating.read_screen import read_screen
 
 pytestmark = pytest.mark.skipif(FCEUX is None or XVFB_RUN is None, reason=MISSING)

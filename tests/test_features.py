@@ -7,7 +7,6 @@ from pathlib import Path
 import pytest
 
 import nesbot._core
-from nesbot._core.evaluate import evaluate_trace
 from nesbot._core.features import (
     ALL_FEATURE_NAMES,
     FEATURES,
@@ -15,6 +14,7 @@ from nesbot._core.features import (
     names_in,
     pxi_text,
 )
+from nesbot._core.value_terms import evaluate_trace
 from nesbot.evaluation.weights import MEATFIGHTER_2018, Weights, load_weights, save_weights
 
 

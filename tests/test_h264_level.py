@@ -31,7 +31,8 @@ from h264_syntax import (
     parse_sps,
 )
 
-from nesbot.show.overlay import CELL, Renderer
+from nesbot.nes.screen_layout import CELL
+from nesbot.show.overlay import Renderer
 from nesbot.show.pace import NTSC_RATE
 from nesbot.show.video.h264 import LEVELS, H264Writer, choose_level, worst_access_unit_bytes
 

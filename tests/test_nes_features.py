@@ -4,9 +4,10 @@ need a burn; their weights reach the search and `nesbot explain` shows them."""
 
 import pytest
 
-from nesbot._core.evaluate import all_features_py, evaluate_py
 from nesbot._core.features import ALL_FEATURE_NAMES
-from nesbot.evaluation.surface import load_surface_table
+from nesbot._core.probes import evaluate_py
+from nesbot._core.value_terms import all_features_py
+from nesbot.evaluation.surface_builder import load_surface_table
 from nesbot.evaluation.weights import MEATFIGHTER_2018
 
 WELL_9 = 0b0111111111  # columns 0-8 filled, column 9 empty

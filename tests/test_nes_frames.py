@@ -1,7 +1,7 @@
-"""nesbot.nes.nes_frames, checked against FCEUX itself: movies FCEUX alone defines (person-like
-and random input from power-on, a movie with frames taken out or put in) replayed on nes-py
-end where FCEUX ends them or name the frame they cannot play, and games played on nes-py,
-written as FCEUX frames, end in FCEUX where nes-py ended."""
+"""nesbot.nes.polls and nesbot.nes.movie_steps, checked against FCEUX itself: movies FCEUX
+alone defines (person-like and random input from power-on, a movie with frames taken out or
+put in) replayed on nes-py end where FCEUX ends them or name the frame they cannot play, and
+games played on nes-py, written as FCEUX frames, end in FCEUX where nes-py ended."""
 
 from pathlib import Path
 
@@ -14,15 +14,8 @@ from nesbot._core.buttons import DOWN, LEFT, RIGHT, SELECT, START, A, B, pad_to_
 from nesbot.nes import ram
 from nesbot.nes.emulator import Emulator
 from nesbot.nes.fm2 import Fm2Writer, fceux_rom_md5, write_fm2
-from nesbot.nes.nes_frames import (
-    HELD_2,
-    NEWLY_2,
-    Conflict,
-    FrameRecorder,
-    MovieSteps,
-    _reads_of,
-    step_stamp,
-)
+from nesbot.nes.movie_steps import Conflict, MovieSteps
+from nesbot.nes.polls import HELD_2, NEWLY_2, FrameRecorder, _reads_of, step_stamp
 from nesbot.nes.replay import step_log
 
 needs_fceux = pytest.mark.skipif(FCEUX is None or XVFB_RUN is None, reason=MISSING)

@@ -8,15 +8,11 @@ import pytest
 from nesbot._core.pieces import ORIENTATION_CELLS
 from nesbot.errors import NesbotError
 from nesbot.nes import ram
+from nesbot.nes.screen_layout import CELL, COLUMNS, PLAYFIELD_LEFT, PLAYFIELD_TOP, ROWS
 from nesbot.show.overlay import (
-    CELL,
-    COLUMNS,
     NEXT_PLAN_RGB,
     PANEL_WIDTH,
     PLAN_RGB,
-    PLAYFIELD_LEFT,
-    PLAYFIELD_TOP,
-    ROWS,
     CapMoment,
     Figures,
     FrameInfo,

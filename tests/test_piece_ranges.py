@@ -6,12 +6,13 @@ import random
 
 import pytest
 
-from nesbot._core.evaluate import all_features_py, evaluate_py
 from nesbot._core.features import ALL_FEATURE_NAMES
 from nesbot._core.game import Game
 from nesbot._core.moves import Searcher
 from nesbot._core.piece_ranges import ANY_NEXT, I_SPAWN, I_VERTICAL, reach_limits, reachable_columns
 from nesbot._core.planner import Planner
+from nesbot._core.probes import evaluate_py
+from nesbot._core.value_terms import all_features_py
 from nesbot.evaluation.weights import MEATFIGHTER_2018
 
 

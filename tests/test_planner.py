@@ -8,18 +8,18 @@ import pytest
 
 from nesbot._core.blind import plan_blind
 from nesbot._core.buttons import DOWN
-from nesbot._core.evaluate import (
+from nesbot._core.game import Game
+from nesbot._core.moves import Searcher
+from nesbot._core.pieces import PIECE_TYPE, SPAWN_TABLE
+from nesbot._core.planner import Planner
+from nesbot._core.probes import (
     blocks_spawn_py,
     evaluate_py,
     has_tuck_spot_py,
     next_spawn_blocked_py,
 )
-from nesbot._core.game import Game
-from nesbot._core.moves import Searcher
-from nesbot._core.pieces import PIECE_TYPE, SPAWN_TABLE
-from nesbot._core.planner import Planner
 from nesbot._core.rules import piece_odds
-from nesbot._core.simulate import nes_rng
+from nesbot._core.whole_games import nes_rng
 from nesbot.bot.planning import PlannerSettings, build_planner
 from nesbot.errors import NesbotError
 from nesbot.evaluation.evaluators import EVALUATORS

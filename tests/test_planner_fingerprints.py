@@ -1,18 +1,15 @@
-"""The planner's decisions, pinned: scripts/bench_planner.py's fingerprint of every plan in
-a short simulated game, in each of the planner's modes.
+"""The planner's decisions, pinned: nesbot.lab.fingerprint's hash of every plan in a short
+simulated game (scripts/bench_planner.py prints it), in each of the planner's modes.
 
 A change meant to keep the bot's decisions (a refactor, a speed-up) must keep these; one
 that means to change them updates the table and says why in its commit.
 """
 
-import importlib.util
-from pathlib import Path
-
 import pytest
 
 from nesbot.bot.planning import PlannerSettings
+from nesbot.lab.fingerprint import fingerprint, play_games
 
-BENCH = Path(__file__).parents[1] / "scripts" / "bench_planner.py"
 FRAMES = 3000
 
 # mode: (settings, level, frames, fingerprint, plans)
@@ -127,17 +124,8 @@ PINNED = {
 }
 
 
-@pytest.fixture(scope="module")
-def bench():
-    spec = importlib.util.spec_from_file_location("bench_planner", BENCH)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.mark.parametrize("mode", PINNED)
-def test_the_planner_decides_as_pinned(bench, mode):
+def test_the_planner_decides_as_pinned(mode):
     settings, level, frames, expected, plans = PINNED[mode]
-    bot = bench.play_games(settings, None, games=1, frames=frames, level=level)
-    assert (bench.fingerprint(bot), len(bot.plan_seconds)) == (expected, plans)
+    bot = play_games(settings, None, games=1, frames=frames, level=level)
+    assert (fingerprint(bot), len(bot.plan_seconds)) == (expected, plans)

@@ -15,7 +15,7 @@ import pytest
 import nesbot
 from nesbot._core.buttons import DOWN, LEFT, RIGHT, A
 from nesbot._core.game import Game
-from nesbot._core.simulate import play
+from nesbot._core.whole_games import play
 from nesbot.bot.planning import PlannerSettings, build_planner
 from nesbot.bot.policy import Bot
 from nesbot.bot.session import play_game
@@ -25,12 +25,12 @@ from nesbot.evaluation.evaluators import get_evaluator
 from nesbot.nes import ram
 from nesbot.nes.fm2 import Fm2Writer, fceux_rom_md5, read_fm2
 from nesbot.nes.menus import GameSetup, reach_level_menu, start_game
-from nesbot.nes.nes_frames import FrameRecorder
+from nesbot.nes.polls import FrameRecorder
 from nesbot.rating import report
 from nesbot.rating.game import rate_pieces
 from nesbot.rating.grades import GRADES, accuracy, grade
 from nesbot.rating.intent import Intent, read_intent
-from nesbot.rating.overlay import LEGEND, RatingWatch
+from nesbot.rating.marks import LEGEND, RatingWatch
 from nesbot.rating.playouts import compare_places, playout_points
 from nesbot.rating.positions import (
     LoggedPiece,

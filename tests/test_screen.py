@@ -20,7 +20,7 @@ from nesbot.evaluation.evaluators import get_evaluator
 from nesbot.nes import ram
 from nesbot.nes.fm2 import Fm2Writer, fceux_rom_md5, read_fm2
 from nesbot.nes.menus import GameSetup, start_game
-from nesbot.nes.nes_frames import FrameRecorder
+from nesbot.nes.polls import FrameRecorder
 from nesbot.rating.geometry import Geometry, Landmarks, find_geometry
 from nesbot.rating.positions import LoggedPiece, Position, logged_pieces
 from nesbot.rating.reading import FrameReader, rom_pictures, rom_tiles

@@ -1,4 +1,4 @@
-"""Whole simulated games (nesbot._core.simulate.play) and `nesbot simulate`."""
+"""Whole simulated games (nesbot._core.whole_games.play) and `nesbot simulate`."""
 
 import dataclasses
 import json
@@ -11,22 +11,22 @@ from test_train import local_ray  # noqa: F401 (the session's one local Ray inst
 
 from nesbot._core.game import Game
 from nesbot._core.planner import Planner
-from nesbot._core.simulate import nes_rng, play
+from nesbot._core.whole_games import nes_rng, play
 from nesbot.bot.explain import explain
 from nesbot.bot.planning import PlannerSettings, build_planner
 from nesbot.bot.policy import Bot
 from nesbot.bot.simulated_ram import run_policy
 from nesbot.errors import NesbotError
 from nesbot.evaluation.evaluators import DEFAULT_EVALUATOR, EVALUATORS, Evaluator
-from nesbot.lab.simulate import (
+from nesbot.lab.game_runs import (
     GameSpec,
     game_setup,
     play_one,
     ray_runner,
     run_identity,
     simulate,
-    summarize,
 )
+from nesbot.lab.statistics import summarize
 
 SUMMARY_KEYS = [
     "games",
@@ -276,6 +276,7 @@ def without_speed(summary) -> dict:
     return {k: v for k, v in vars(summary).items() if k != "pieces_per_s"}
 
 
+@pytest.mark.slow  # whole games three ways, and a Ray instance started: ~40 s
 def test_same_seed_same_figures_whatever_the_workers():
     one, results_one = simulate(MEATFIGHTER, 3, level=29, seed=11, workers=1, progress=False)
     two, results_two = simulate(MEATFIGHTER, 3, level=29, seed=11, workers=2, progress=False)
@@ -309,6 +310,7 @@ def test_same_seed_same_figures_on_ray():
         run([GameSpec(None, PlannerSettings(), 29, 6, 0)])
 
 
+@pytest.mark.slow  # whole games played, stopped and played on: ~40 s
 def test_saved_games_let_a_run_go_on_where_it_stopped(tmp_path):
     """A run of 3 games saved, then the same run of 4: one game played, the figures those
     of 4 games played at once; the file holds each game once; another run is refused."""

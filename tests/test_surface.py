@@ -1,4 +1,5 @@
-"""The surface table (nesbot.evaluation.surface, nesbot._core.surface) on hand-made surfaces.
+"""The surface table (nesbot.evaluation.surface_builder, nesbot._core.surface) on hand-made
+surfaces.
 
 Tables built here are narrower than the NES's 9 columns (7 ** 5 surfaces for 6 columns),
 so a build takes a fraction of a second; the shipped 9-column table is read as it is.
@@ -10,7 +11,7 @@ import pytest
 from nesbot._core.surface import decode, encode, successors, surface_count
 from nesbot.cli import main
 from nesbot.errors import NesbotError
-from nesbot.evaluation.surface import (
+from nesbot.evaluation.surface_builder import (
     SurfaceInputs,
     board_heights,
     build_surface_table,

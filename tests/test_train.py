@@ -13,7 +13,7 @@ from nesbot.bot.planning import PlannerSettings
 from nesbot.errors import NesbotError
 from nesbot.evaluation.evaluators import EVALUATORS, Evaluator
 from nesbot.evaluation.weights import MEATFIGHTER_2018, load_weights, save_weights
-from nesbot.lab.simulate import run_games
+from nesbot.lab.game_runs import run_games
 from nesbot.lab.train import (
     TrainConfig,
     evaluate_swarm,

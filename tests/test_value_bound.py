@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from nesbot._core.blind import plan_blind
-from nesbot._core.evaluate import evaluate_py, value_bound_py
 from nesbot._core.game import Game
 from nesbot._core.pieces import ORIENTATION_CELLS, SPAWN_TABLE
+from nesbot._core.probes import evaluate_py, value_bound_py
 from nesbot.bot.planning import PlannerSettings, build_planner
 from nesbot.evaluation.evaluators import EVALUATORS
 from nesbot.evaluation.weights import Weights

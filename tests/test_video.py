@@ -19,16 +19,9 @@ import pytest
 
 from nesbot._core.buttons import START
 from nesbot.errors import NesbotError
+from nesbot.nes.screen_layout import CELL, COLUMNS, PLAYFIELD_LEFT, PLAYFIELD_TOP, ROWS
 from nesbot.show.frames import WholeFrames
-from nesbot.show.overlay import (
-    CELL,
-    COLUMNS,
-    PLAN_RGB,
-    PLAYFIELD_LEFT,
-    PLAYFIELD_TOP,
-    ROWS,
-    placement_cells,
-)
+from nesbot.show.overlay import PLAN_RGB, placement_cells
 from nesbot.show.video import (
     VideoWriter,
     formats,

@@ -5,9 +5,9 @@ from itertools import pairwise
 
 import pytest
 
-from nesbot._core.evaluate import all_features_py
 from nesbot._core.features import ALL_FEATURE_NAMES
 from nesbot._core.piece_ranges import well_heights
+from nesbot._core.value_terms import all_features_py
 
 LEVEL = 19
 SCARE, BESIDE = 8.5, 9.0  # level 19 at 30 Hz (the docstring of well_heights)

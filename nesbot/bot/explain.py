@@ -7,10 +7,10 @@ The board file has 20 lines of 10 characters, top row first: '#' (or any letter)
 from pathlib import Path
 
 from nesbot._core.buttons import describe
-from nesbot._core.evaluate import all_features_py, evaluate_trace, format_trace
 from nesbot._core.features import ALL_FEATURE_NAMES, NES_FEATURE_NAMES, REACH_FEATURE_NAMES
 from nesbot._core.game import Game, board_text
 from nesbot._core.pieces import PIECE_NAMES, SPAWN_TABLE
+from nesbot._core.value_terms import all_features_py, evaluate_trace, format_trace
 from nesbot.bot.planning import DEFAULT_SETTINGS, PlannerSettings, build_planner
 from nesbot.errors import NesbotError
 from nesbot.evaluation.evaluators import Evaluator

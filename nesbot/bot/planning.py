@@ -198,7 +198,7 @@ def build_planner(
     hold_shift: bool = False,
     plain_first: bool = False,
 ) -> Planner:
-    """The planner for `evaluator` (anything nesbot._core.evaluate takes) and `settings`;
+    """The planner for `evaluator` (anything nesbot._core.weight_sets takes) and `settings`;
     `tap_interval` overrides the settings' tap rate (the bot's straddled reading).
     `hold_shift` lets the gamepad search also hold a direction until it repeats (DAS: a
     player's move, which `nesbot rate` searches). `plain_first`: the current piece's

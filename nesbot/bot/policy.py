@@ -106,13 +106,11 @@ class Bot:
             return self._send(0)
         if self._expected is None:
             self._replan(memory, blind=self.settings.reaction > 0)
-        elif self._next == self.settings.reaction > 0 and self._positions[was_aligned] == _position(
-            memory
-        ):
-            self._replan(memory)  # --reaction: the next piece may be used from here
         else:
-            seen = _position(memory)
-            if seen != self._positions[was_aligned]:
+            seen = ram.piece_position(memory)
+            if self._next == self.settings.reaction > 0 and self._positions[was_aligned] == seen:
+                self._replan(memory)  # --reaction: the next piece may be used from here
+            elif seen != self._positions[was_aligned]:
                 self.desyncs += 1
                 if not reading_changed:
                     self._adapt_reading(seen)
@@ -205,11 +203,6 @@ class Bot:
         if not self.plan_seconds:
             return None
         return round(float(np.percentile(self.plan_seconds, percentile)) * 1000, 3)
-
-
-def _position(memory: np.ndarray) -> tuple[int, int, int]:
-    x, y = int(memory[ram.TETRIMINO_X]), int(memory[ram.TETRIMINO_Y])
-    return (x - 256 if x > 127 else x, y - 256 if y > 127 else y, int(memory[ram.CURRENT_PIECE]))
 
 
 def _hold_presses(game: Game, pads: bytes, place: tuple[int, int, int]) -> bytes:

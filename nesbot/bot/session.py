@@ -22,13 +22,14 @@ from nesbot.nes import ram
 from nesbot.nes.emulator import Emulator
 from nesbot.nes.fm2 import Fm2Writer, fceux_rom_md5
 from nesbot.nes.menus import GameSetup, start_game
-from nesbot.nes.nes_frames import FrameRecorder
+from nesbot.nes.polls import FrameRecorder
 from nesbot.nes.rom import Rom
+from nesbot.nes.screen_layout import SCREEN_HEIGHT, SCREEN_WIDTH
 from nesbot.nes.timing import ALIGNED_FRAMES
+from nesbot.show.destinations import open_window, whole_frames
 from nesbot.show.frames import FrameJoiner
-from nesbot.show.overlay import SCREEN_HEIGHT, SCREEN_WIDTH, FrameInfo, Renderer
+from nesbot.show.overlay import FrameInfo, Renderer
 from nesbot.show.pace import Pacer
-from nesbot.show.pictures import open_window, whole_frames
 from nesbot.show.watch import GameWatch
 
 if TYPE_CHECKING:

@@ -4,7 +4,7 @@ simulated games exactly as it plays the ROM in nes-py.
 The bot reads RAM between two frames and answers with the next frame's buttons; here the
 RAM is written from the simulator's Game after every step (nesbot.nes.ram.game_to_ram), at a
 step count inside nes-py's aligned window, where one step is one whole game frame. This
-is how the tests hold the bot on the ROM and the simulated games (nesbot._core.simulate)
+is how the tests hold the bot on the ROM and the simulated games (nesbot._core.whole_games)
 to the same decisions, and how scripts/bench_planner.py times the bot's planning.
 """
 

@@ -1,8 +1,9 @@
 """Options that more than one command takes, and how each is read."""
 
 import argparse
+import dataclasses
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from nesbot.bot.planning import PlannerSettings
@@ -109,12 +110,10 @@ def add_evaluator_options(parser: argparse.ArgumentParser) -> None:
 
 def add_planner_options(parser: argparse.ArgumentParser, reaction: bool = True) -> None:
     from nesbot.bot.planning import (
-        BY_FORMAT,
         DEFAULT_DEEP_BRANCH,
         DEFAULT_DEEP_WIDTH,
         DEFAULT_KILL_DEEP_BRANCH,
         DEFAULT_KILL_DEEP_WIDTH,
-        DEFAULT_LOOKAHEAD,
         FORMAT_DEEP_BRANCH,
         FORMAT_DEEP_WIDTH,
         KILL_THIRD_WIDTH_FORMAT,
@@ -125,33 +124,35 @@ def add_planner_options(parser: argparse.ArgumentParser, reaction: bool = True) 
         TAP_RATES,
     )
 
+    default = planner_defaults()
     parser.add_argument(
         "--tap-hz",
         type=int,
-        default=30,
+        default=default["tap_hz"],
         choices=tuple(TAP_RATES),
-        help="fastest tapping of one button (30)",
+        help=f"fastest tapping of one button ({default['tap_hz']})",
     )
     parser.add_argument(
         "--lookahead",
         type=int,
-        default=DEFAULT_LOOKAHEAD,
+        default=default["lookahead"],
         choices=LOOKAHEADS,
         help="unknown pieces weighed after the two known ones, with the NES picker's odds; "
         "0 = the two-piece chain, 2 = a second one for the best 3 placements "
-        f"({DEFAULT_LOOKAHEAD})",
+        f"({default['lookahead']})",
     )
     parser.add_argument(
         "--next-search",
-        default="plain",
+        default=default["next_search"],
         choices=NEXT_SEARCHES,
         help="the next piece's placements: plain paths, or also the gamepad search (tucks "
-        "and spins) after the best first placements whose board has a spot for them (plain)",
+        "and spins) after the best first placements whose board has a spot for them "
+        f"({default['next_search']})",
     )
     parser.add_argument(
         "--deep-width",
         type=width_or_format,
-        default=BY_FORMAT,
+        default=default["deep_width"],
         help="lookahead 2 before level 29: the best first placements judged two unknown "
         f"pieces deep (0: {FORMAT_DEEP_WIDTH} with --reaction at 30 Hz, else "
         f"{DEFAULT_DEEP_WIDTH}; from level 29 {DEFAULT_KILL_DEEP_WIDTH})",
@@ -159,7 +160,7 @@ def add_planner_options(parser: argparse.ArgumentParser, reaction: bool = True) 
     parser.add_argument(
         "--deep-branch",
         type=width_or_format,
-        default=BY_FORMAT,
+        default=default["deep_branch"],
         help="lookahead 2 before level 29: the first unknown piece's best placements "
         f"followed for each (0: {FORMAT_DEEP_BRANCH} with --reaction at 30 Hz, else "
         f"{DEFAULT_DEEP_BRANCH}; from level 29 {DEFAULT_KILL_DEEP_BRANCH})",
@@ -167,7 +168,7 @@ def add_planner_options(parser: argparse.ArgumentParser, reaction: bool = True) 
     parser.add_argument(
         "--next-width",
         type=width_or_format,
-        default=BY_FORMAT,
+        default=default["next_width"],
         help="with a lookahead: each first placement's best placements of the next piece "
         f"(by the two pieces) that it judges, up to {NEXT_WIDTH_MAX}; 1: the best pair alone "
         f"(0: {NEXT_WIDTH_30HZ} at 30 Hz, else 1)",
@@ -175,7 +176,7 @@ def add_planner_options(parser: argparse.ArgumentParser, reaction: bool = True) 
     parser.add_argument(
         "--kill-screen-third-width",
         type=whole_number,
-        default=BY_FORMAT,
+        default=default["kill_screen_third_width"],
         help=f"from level 29: of the {DEFAULT_KILL_DEEP_WIDTH} first placements lookahead 2 "
         "judges two unknown pieces deep, the best this many judged again three deep; 0: none "
         f"({KILL_THIRD_WIDTH_FORMAT} with --reaction at 30 Hz, else 0)",
@@ -185,43 +186,52 @@ def add_planner_options(parser: argparse.ArgumentParser, reaction: bool = True) 
     parser.add_argument(
         "--reaction",
         type=whole_number,
-        default=0,
+        default=default["reaction"],
         help="frames of a new piece's input committed before the next piece may be "
-        "used (StackRabbit and BetaTetris play with 18) (0)",
+        f"used (StackRabbit and BetaTetris play with 18) ({default['reaction']})",
     )
     parser.add_argument(
         "--premove",
         type=whole_number,
-        default=0,
+        default=default["premove"],
         help="with --reaction: weigh the first frames toward this many of the best "
         "placements, and no input, by the expected replan over the next piece (six "
-        "times the planning); 0 = --hedge's cheaper choice (0)",
+        f"times the planning); 0 = --hedge's cheaper choice ({default['premove']})",
     )
     parser.add_argument(
         "--hedge",
         action=argparse.BooleanOptionalAction,
-        default=True,
+        default=default["hedge"],
         help="with --reaction: send the piece in the first frames (its best blind "
         "placement's path, no input, or toward another column) where the replan then "
         "reaches the best expected placement over the next piece; --no-hedge heads "
-        "for the best blind placement (on)",
+        f"for the best blind placement ({'on' if default['hedge'] else 'off'})",
     )
+
+
+def planner_defaults() -> dict[str, Any]:
+    """PlannerSettings' own defaults, field by field (the widths left to the format as
+    BY_FORMAT): the one home of the planner's defaults, which the options show and take."""
+    from nesbot.bot.planning import PlannerSettings
+
+    return {field.name: field.default for field in dataclasses.fields(PlannerSettings)}
 
 
 def planner_settings(args: argparse.Namespace) -> "PlannerSettings":
     from nesbot.bot.planning import PlannerSettings
 
+    default = planner_defaults()
     return PlannerSettings(
         tap_hz=args.tap_hz,
         lookahead=args.lookahead,
-        reaction=getattr(args, "reaction", 0),
+        reaction=getattr(args, "reaction", default["reaction"]),
         next_search=args.next_search,
         deep_width=args.deep_width,
         deep_branch=args.deep_branch,
         next_width=args.next_width,
         kill_screen_third_width=args.kill_screen_third_width,
-        premove=getattr(args, "premove", 0),
-        hedge=getattr(args, "hedge", True),
+        premove=getattr(args, "premove", default["premove"]),
+        hedge=getattr(args, "hedge", default["hedge"]),
     )
 
 

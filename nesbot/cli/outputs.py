@@ -1,5 +1,5 @@
 """What play, replay and rate write and show, from their options: paths checked before a
-long run, the pictures of a replayed log (nesbot.show.pictures does the wiring), progress on
+long run, the pictures of a replayed log (nesbot.show.destinations does the wiring), progress on
 stderr, and the files kept, named at the end."""
 
 import argparse
@@ -69,7 +69,7 @@ def replay_pictures(
         observers.append(Pacer())
     if not (args.video or args.show):
         return tuple(observers)
-    from nesbot.show.pictures import open_window, whole_frames
+    from nesbot.show.destinations import open_window, whole_frames
     from nesbot.show.watch import GameWatch
 
     size = scale(args)
@@ -91,7 +91,7 @@ def replay_pictures(
 
 def step_progress(what: str, log: "InputLog", stack: ExitStack) -> Observer:
     """An emulator observer showing progress through the log's steps (nesbot.progress)."""
-    from nesbot.nes.nes_frames import log_steps
+    from nesbot.nes.movie_steps import log_steps
     from nesbot.progress import Progress
 
     steps = log_steps(log, lambda conflict: None).steps

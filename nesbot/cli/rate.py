@@ -114,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
         )
     if args.video:
         from nesbot.nes.replay import replay_on_emulator
-        from nesbot.rating.overlay import RatingWatch
+        from nesbot.rating.marks import RatingWatch
 
         with ExitStack() as stack:
             watch = RatingWatch(rating.ratings)

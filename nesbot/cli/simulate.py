@@ -47,7 +47,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from nesbot.evaluation.evaluators import get_evaluator
-    from nesbot.lab.simulate import plot_scores, require_matplotlib, simulate
+    from nesbot.lab.game_runs import simulate
+    from nesbot.lab.plot import plot_scores, require_matplotlib
 
     evaluator = get_evaluator(args.evaluator, args.weights, args.reaction)
     if args.plot:

@@ -13,7 +13,7 @@ HELP = "build the surface table (the value of each stack top) by value iteration
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from nesbot.evaluation.surface import CHECKPOINT_PATH, TABLE_PATH
+    from nesbot.evaluation.surface_builder import CHECKPOINT_PATH, TABLE_PATH
 
     parser.add_argument(
         "--out", default=str(TABLE_PATH), metavar="FILE.npz", help="the table (nesbot's own)"
@@ -36,7 +36,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from nesbot.evaluation.surface import SurfaceInputs, build_surface_table
+    from nesbot.evaluation.surface_builder import SurfaceInputs, build_surface_table
 
     check_writable(args.out, "surface table")
     table = build_surface_table(

@@ -78,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
 
     from nesbot.evaluation.evaluators import get_evaluator, training_start_name
     from nesbot.evaluation.weights import save_weights
-    from nesbot.lab.simulate import run_games
+    from nesbot.lab.game_runs import run_games
     from nesbot.lab.train import TrainConfig, ray_runner, train, trained_weights
     from nesbot.progress import Progress
 

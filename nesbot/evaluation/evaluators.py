@@ -1,6 +1,6 @@
 """The seeds' evaluators, by name, all in one form the two-piece search can drive.
 
-An evaluator is a weighted sum of board features (nesbot._core.evaluate.ALL_FEATURE_NAMES)
+An evaluator is a weighted sum of board features (nesbot._core.features.ALL_FEATURE_NAMES)
 with its authors' published weights and sign convention: `higher_is_better` evaluators are
 negated for the search, which always minimizes. Only meatfighter-2018 brings the calming
 rules (a Tetris first, the ceiling penalty, spawn and split vetoes); the others are their
@@ -12,8 +12,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from nesbot._core.evaluate import DEFAULT_SAFE_STACK_HEIGHT
 from nesbot._core.features import ALL_FEATURE_NAMES
+from nesbot._core.weight_sets import DEFAULT_SAFE_STACK_HEIGHT
 from nesbot.errors import NesbotError
 from nesbot.evaluation.weights import (
     DATA_DIR,

@@ -26,7 +26,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from nesbot._core.evaluate import DEFAULT_CEILING_WEIGHT, DEFAULT_SAFE_STACK_HEIGHT
 from nesbot._core.features import (
     ALL_FEATURE_NAMES,
     FEATURE_NAMES,
@@ -34,6 +33,7 @@ from nesbot._core.features import (
     REACH_FEATURE_NAMES,
 )
 from nesbot._core.pieces import KILL_SCREEN_LEVEL
+from nesbot._core.weight_sets import DEFAULT_CEILING_WEIGHT, DEFAULT_SAFE_STACK_HEIGHT
 from nesbot.errors import NesbotError
 
 DATA_DIR = Path(__file__).parents[1] / "data"
@@ -49,7 +49,7 @@ _SETTINGS = ("ceiling", "safe_stack_height")
 class LevelSets:
     """What Weights and Evaluator share: a kill_screen set (from level 29, or its
     from_level), a fast_levels set (from level 19 until the kill_screen set), each with
-    sets for slower taps, and what the C evaluator reads of them (evaluate.pyx's
+    sets for slower taps, and what the C evaluator reads of them (weight_sets.pyx's
     load_weights calls the *_vector methods and reads the properties)."""
 
     safe_stack_height: float

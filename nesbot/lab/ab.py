@@ -17,7 +17,6 @@ come tens of pieces after the stack that made them, short horizons favour the ag
 weights, and long ones carry a whole game's variance (docs/strength.md).
 """
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -26,10 +25,12 @@ import numpy as np
 from nesbot._core.game import Game
 from nesbot._core.pieces import KILL_SCREEN_LEVEL
 from nesbot._core.planner import Planner
-from nesbot._core.simulate import play
+from nesbot._core.whole_games import play
 from nesbot.bot.planning import PlannerSettings, build_planner
 from nesbot.evaluation.evaluators import Evaluator
-from nesbot.lab.simulate import MAX_FRAMES, game_setup, map_indexed, pieces_seed_of
+from nesbot.lab.game_runs import MAX_FRAMES, game_setup, pieces_seed_of
+from nesbot.lab.statistics import standard_error
+from nesbot.lab.workers import map_indexed
 from nesbot.nes import ram
 from nesbot.rating.playouts import played_on
 
@@ -164,11 +165,10 @@ class ABSummary:
 def summarize(games: list[ABGame]) -> ABSummary:
     gains = np.array([g.gain for g in games])
     pieces = sum(g.pieces for g in games)
-    se = float(gains.std(ddof=1) / math.sqrt(len(gains))) if len(gains) > 1 else math.nan
     return ABSummary(
         len(games),
         float(gains.mean()),
-        se,
+        standard_error(gains),
         sum(g.differ for g in games) / pieces if pieces else 0.0,
         float(np.mean([g.b_points for g in games])),
     )

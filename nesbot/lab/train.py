@@ -29,9 +29,9 @@ from typing import Any
 
 import numpy as np
 
-from nesbot._core.evaluate import DEFAULT_SAFE_STACK_HEIGHT
 from nesbot._core.features import ALL_FEATURE_NAMES, FEATURE_NAMES, WELL_FEATURE_NAMES
 from nesbot._core.pieces import KILL_SCREEN_LEVEL
+from nesbot._core.weight_sets import DEFAULT_SAFE_STACK_HEIGHT
 from nesbot.bot.planning import (
     DEFAULT_DEEP_BRANCH,
     DEFAULT_DEEP_WIDTH,
@@ -49,8 +49,9 @@ from nesbot.evaluation.weights import (
     set_at_tap_hz,
 )
 from nesbot.lab.cmaes import CmaState, cma_from_json, cma_to_json, new_cma
-from nesbot.lab.simulate import GameSpec, run_games
-from nesbot.lab.simulate import ray_runner as ray_runner  # the runner `train --ray` uses
+from nesbot.lab.game_runs import GameSpec, run_games
+from nesbot.lab.game_runs import ray_runner as ray_runner  # the runner `train --ray` uses
+from nesbot.lab.statistics import standard_error
 
 OPTIMIZERS = ("pso", "cmaes")
 INERTIA = 0.729844
@@ -182,9 +183,7 @@ def play_here(specs: list[GameSpec]) -> list[dict]:
 
 def fitness_of(points: list[int]) -> tuple[float, float]:
     """The mean of the games' pre-29 points and its standard error (0 for one game)."""
-    mean = float(np.mean(points))
-    se = float(np.std(points, ddof=1) / np.sqrt(len(points))) if len(points) > 1 else 0.0
-    return mean, se
+    return float(np.mean(points)), standard_error(points)
 
 
 def candidate_weights(

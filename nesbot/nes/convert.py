@@ -2,7 +2,7 @@
 frames, turned into an FCEUX movie of the same game.
 
 The old log is replayed step by step on nes-py from power-on, and what the game saw is
-written frame by frame (nesbot.nes.nes_frames.FrameRecorder), exactly as `nesbot play` writes
+written frame by frame (nesbot.nes.polls.FrameRecorder), exactly as `nesbot play` writes
 its logs now. The caller's comments and the recorded result carry over.
 """
 
@@ -12,7 +12,8 @@ from pathlib import Path
 from nesbot.errors import NesbotError
 from nesbot.nes.emulator import Emulator
 from nesbot.nes.fm2 import FRAMES_MARK, RESULT_KEY, STEPS_MARK, Fm2Writer, InputLog, fceux_rom_md5
-from nesbot.nes.nes_frames import FrameRecorder, StepsFromSteps
+from nesbot.nes.movie_steps import StepsFromSteps
+from nesbot.nes.polls import FrameRecorder
 from nesbot.nes.replay import step_log
 from nesbot.nes.rom import Rom
 

@@ -10,7 +10,7 @@ from nes_py import NESEnv
 from nes_py.nes_env import OBSERVATION_MODE_RGB_ARRAY_CONTIGUOUS
 
 from nesbot.errors import NesbotError
-from nesbot.nes.nes_frames import step_stamp
+from nesbot.nes.polls import step_stamp
 from nesbot.nes.timing import PPU_MASK_COPY, PpuClock
 
 
@@ -40,7 +40,7 @@ class Emulator:
         # this first state, restored whole.
         self._power_on_state = self._env.dump_state()
         # The second pad holds a stamp of each step, which RAM keeps as the game's poll
-        # read it: so RAM tells which steps a poll read (nesbot.nes.nes_frames.PollTracker).
+        # read it: so RAM tells which steps a poll read (nesbot.nes.polls.PollTracker).
         self._second_pad = self._env._controller_buffer(1)
         self.frame = 0  # steps since power-on
         self.ppu = PpuClock()

@@ -2,7 +2,7 @@
 
 A movie holds one pad byte (nes-py's bit order) per NES frame counted from power-on, as
 FCEUX counts them: that is the format FCEUX, TASVideos and replay devices use, and what nesbot
-writes. nes-py's step is not an NES frame (docs/steps.md); nesbot.nes.nes_frames maps one to the
+writes. nes-py's step is not an NES frame (docs/steps.md); nesbot.nes.polls maps one to the
 other. Logs nesbot wrote before it did so hold one line per nes-py step instead:
 `InputLog.counts_steps` tells them apart (their first comment ``nesbot <version>`` without the
 mark ``frames fceux``, or the header line ``comment steps nes-py`` that other tools write).
@@ -379,7 +379,7 @@ def _comment_texts(
 class Fm2Writer:
     """Write a .fm2 log line by line while a game runs; use it as a context manager.
 
-    Its lines are NES frames as FCEUX counts them (nesbot.nes.nes_frames.FrameRecorder turns
+    Its lines are NES frames as FCEUX counts them (nesbot.nes.polls.FrameRecorder turns
     nes-py's steps into them), or with `counts_steps` nes-py's steps, marked as such.
     """
 

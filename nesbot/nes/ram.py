@@ -84,6 +84,16 @@ def piece_active(ram: np.ndarray) -> bool:
     return ram[GAME_MODE] == MODE_PLAY and ram[PLAY_STATE] == PLAY_ACTIVE
 
 
+def signed_byte(byte: int) -> int:
+    """A RAM byte as the int8 the ROM keeps there (the piece's x and y: -1 is 255)."""
+    return int(byte) - 256 if byte >= 128 else int(byte)
+
+
+def piece_position(ram: np.ndarray) -> tuple[int, int, int]:
+    """The falling piece as (x, y, orientation), x and y signed."""
+    return signed_byte(ram[TETRIMINO_X]), signed_byte(ram[TETRIMINO_Y]), int(ram[CURRENT_PIECE])
+
+
 def row_mask(ram: np.ndarray, address: int) -> int:
     """Return the 10 cells at address as a bit mask (bit c = column c filled)."""
     cells = ram[address : address + 10]
@@ -235,8 +245,7 @@ def game_from_ram(ram: np.ndarray) -> Game:
     r = [int(v) for v in ram[:0x800]]
     state: dict[str, object] = {name: r[addr] for name, addr in _BYTE_FIELDS.items()}
     for name in _SIGNED_FIELDS:
-        byte = r[_BYTE_FIELDS[name]]
-        state[name] = byte - 256 if byte >= 128 else byte
+        state[name] = signed_byte(r[_BYTE_FIELDS[name]])
     for name, (start, size) in _ARRAY_FIELDS.items():
         state[name] = r[start : start + size]
     state["rows"] = [row_mask(ram, address) for address in _row_addresses()]

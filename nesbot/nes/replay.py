@@ -1,7 +1,7 @@
 """Replaying input logs on the emulator or the simulator, and verifying one against the other.
 
 A log's lines are NES frames as FCEUX counts them, or nes-py's steps in logs nesbot wrote
-before (nesbot.nes.nes_frames.log_steps turns either into the buttons of each step). Where nes-py
+before (nesbot.nes.movie_steps.log_steps turns either into the buttons of each step). Where nes-py
 cannot give a frame the buttons the log holds, `on_conflict` hears of it: by default
 (`stop_at_conflicts`) the replay stops with an error naming the frame.
 
@@ -21,7 +21,7 @@ from nesbot.errors import NesbotError
 from nesbot.nes import ram
 from nesbot.nes.emulator import Emulator
 from nesbot.nes.fm2 import InputLog
-from nesbot.nes.nes_frames import Conflict, ConflictError, LogSteps, log_steps
+from nesbot.nes.movie_steps import Conflict, ConflictError, LogSteps, log_steps
 from nesbot.nes.rom import Rom
 from nesbot.nes.timing import ALIGNED_FRAMES
 
@@ -121,7 +121,7 @@ def step_log(emu: Emulator, plan: LogSteps) -> Iterator[int]:
     """Step `emu` on through the log's steps, from the one after `emu.frame` (power-on: 0)
     to the log's end; yield each step's buttons once it has run.
 
-    A movie of frames is checked step by step (nesbot.nes.nes_frames.MovieSteps): a step whose
+    A movie of frames is checked step by step (nesbot.nes.movie_steps.MovieSteps): a step whose
     polls read other buttons than their frames hold is run again from a snapshot with the
     buttons that mend it, where the plan allows. Only the step kept reaches the emulator's
     observers."""

@@ -26,7 +26,7 @@ does so too), so the clock needs to know, frame by frame, whether the game has r
 on: it reads the game's copy of the PPU's mask register ($00FE, which the ROM writes
 together with the register) after each step. nesbot.show.frames joins two steps' screens into
 whole pictures where it says; the NES frames of an FCEUX movie are counted by its vertical
-blanks (nesbot.nes.nes_frames).
+blanks (nesbot.nes.polls).
 """
 
 from dataclasses import dataclass, replace

@@ -7,7 +7,7 @@ from nesbot.bot.planning import DEFAULT_SETTINGS, PlannerSettings
 from nesbot.errors import NesbotError
 from nesbot.evaluation.evaluators import Evaluator, get_evaluator
 from nesbot.nes.fm2 import fceux_rom_md5, read_fm2
-from nesbot.nes.nes_frames import Conflict
+from nesbot.nes.movie_steps import Conflict
 from nesbot.nes.rom import Rom, find_rom
 from nesbot.rating.game import VIDEO_SUFFIXES, GameRating, rate_log, rate_video
 from nesbot.rating.playouts import DEFAULT_HORIZON, DEFAULT_PLAYOUTS
@@ -39,7 +39,7 @@ def rate(
     file; `settings`) at the player's speed measured from the log (`measure_speed`), or at
     `settings.tap_hz` without DAS for a position; the points lost come from `playouts`
     paired playouts of `horizon` pieces chosen by `seed`. A log's frame that nes-py cannot
-    give its buttons (nesbot.nes.nes_frames.Conflict) stops the rating with a NesbotError, or
+    give its buttons (nesbot.nes.movie_steps.Conflict) stops the rating with a NesbotError, or
     goes to `on_conflict` and the rating goes on. A video's picture is found, or is where
     `crop` (x, y, width, height: the rectangle showing the NES picture's lines 8-231) says.
     Raises NesbotError."""

@@ -4,7 +4,7 @@ The worth of locking a position's piece at a place is the expected number of poi
 game makes from there before level 29 (after level 29: over the horizon alone). It is
 estimated by playouts: the piece locks there (Game.lock_at), then the bot plays `horizon`
 more pieces, drawn by the NES picker from states that depend on the playout's seed and the
-piece's number only (simulate.play's pieces seed), so two places are compared on the same
+piece's number only (whole_games.play's pieces seed), so two places are compared on the same
 pieces. A playout still alive at the horizon before level 29 adds the rest of the pre-29
 game at REST_EFFICIENCY of an all-Tetris game's points for the lines left (the ROM's
 level-up rule says at which levels they come): a burned line is a line fewer to score.
@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from nesbot._core.game import Game
 from nesbot._core.pieces import KILL_SCREEN_LEVEL
 from nesbot._core.planner import Planner
-from nesbot._core.simulate import play
+from nesbot._core.whole_games import play
 from nesbot.nes import ram
 from nesbot.rating.grades import TETRIS_POINTS_PER_LINE
 from nesbot.rating.positions import Place, Position

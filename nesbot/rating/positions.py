@@ -19,7 +19,7 @@ from nesbot.errors import NesbotError
 from nesbot.nes import ram
 from nesbot.nes.emulator import Emulator
 from nesbot.nes.fm2 import InputLog
-from nesbot.nes.nes_frames import log_steps
+from nesbot.nes.movie_steps import log_steps
 from nesbot.nes.replay import OnConflict, step_log, stop_at_conflicts
 from nesbot.nes.rom import Rom
 
@@ -252,11 +252,7 @@ def logged_pieces(
             if falling is not None and was_active and spawn is None:
                 falling.pads.append(pad)  # the buttons that moved the piece this frame
                 falling.locked = not active
-                seen = (
-                    _signed(memory[ram.TETRIMINO_X]),
-                    _signed(memory[ram.TETRIMINO_Y]),
-                    int(memory[ram.CURRENT_PIECE]),
-                )
+                seen = ram.piece_position(memory)
                 falling.path.append(seen)
                 if not active and seen[2] != ram.PIECE_HIDDEN:
                     falling.seen_lock = seen
@@ -280,7 +276,3 @@ def _shows_spawn(memory: np.ndarray) -> bool:
         and memory[ram.TETRIMINO_Y] == 0
         and memory[ram.CURRENT_PIECE] in SPAWN_TABLE
     )
-
-
-def _signed(byte: int) -> int:
-    return int(byte) - 256 if byte >= 128 else int(byte)

@@ -6,10 +6,10 @@ from dataclasses import asdict, dataclass, replace
 
 import numpy as np
 
-from nesbot._core.evaluate import evaluate_trace
 from nesbot._core.game import Game
 from nesbot._core.moves import Searcher
 from nesbot._core.pieces import ORIENTATION_CELLS, PIECE_NAMES, PIECE_TYPE
+from nesbot._core.value_terms import evaluate_trace
 from nesbot.bot.planning import DEFAULT_SETTINGS, PlannerSettings, build_planner
 from nesbot.errors import NesbotError
 from nesbot.evaluation.evaluators import Evaluator

@@ -20,7 +20,7 @@ from nesbot.rating.geometry import (
     is_finding_frame,
 )
 from nesbot.rating.reading import FrameReader, RgbPicture, RomPictures, ScreenReading, rom_pictures
-from nesbot.show.video.reading import open_input
+from nesbot.show.video.decoding import decoded, open_input
 
 Picture = str | os.PathLike[str] | np.ndarray | av.VideoFrame
 
@@ -85,19 +85,15 @@ def _video_frame(path: Path, number: int) -> tuple[np.ndarray, list[np.ndarray]]
     greys: list[np.ndarray] = []
     wanted, count = None, 0
     with open_input(path) as container:
-        stream = container.streams.video[0]
-        stream.thread_type = "AUTO"
-        try:
-            for index, decoded in enumerate(container.decode(stream)):
-                count = index + 1
-                if index == number:
-                    wanted = decoded.to_ndarray(format="rgb24")
-                if is_finding_frame(index):
-                    greys.append(decoded.to_ndarray(format="rgb24").max(axis=2))
-                if wanted is not None and index + 1 >= FINDING_SPAN:
-                    break  # the frame, and every frame to look for the picture in
-        except av.FFmpegError as error:
-            raise NesbotError(f"cannot read video {path}: {error}") from None
+        container.streams.video[0].thread_type = "AUTO"
+        for index, frame in enumerate(decoded(container, path)):
+            count = index + 1
+            if index == number:
+                wanted = frame.to_ndarray(format="rgb24")
+            if is_finding_frame(index):
+                greys.append(frame.to_ndarray(format="rgb24").max(axis=2))
+            if wanted is not None and index + 1 >= FINDING_SPAN:
+                break  # the frame, and every frame to look for the picture in
     if wanted is None:
         raise NesbotError(f"{path} has no frame {number}: its frames are 0-{count - 1}")
     return wanted, greys

@@ -33,8 +33,8 @@ from nesbot.nes import ram
 from nesbot.nes.emulator import Emulator
 from nesbot.nes.menus import GameSetup, start_game
 from nesbot.nes.rom import Rom
+from nesbot.nes.screen_layout import CELL, COLUMNS, PLAYFIELD_LEFT, PLAYFIELD_TOP, ROWS
 from nesbot.rating.geometry import CHANGING, Geometry
-from nesbot.show.overlay import CELL, COLUMNS, PLAYFIELD_LEFT, PLAYFIELD_TOP, ROWS
 
 # Where the ROM writes its counters, in 8x8 tiles of the 256x240 picture: (column, row,
 # digits). Measured on nes-py's screen with the ROM's digit tiles (tests/test_screen.py).

@@ -29,6 +29,7 @@ from nesbot._core.pieces import ORIENTATION_CELLS, PIECE_TYPE, SPAWN_TABLE
 from nesbot.errors import NesbotError
 from nesbot.nes import ram
 from nesbot.nes.rom import Rom
+from nesbot.nes.screen_layout import COLUMNS, ROWS
 from nesbot.rating.geometry import (
     FINDING_SPAN,
     Geometry,
@@ -39,8 +40,7 @@ from nesbot.rating.geometry import (
 )
 from nesbot.rating.positions import LoggedPiece, Position, places_between
 from nesbot.rating.reading import FrameReader, rom_pictures
-from nesbot.show.overlay import COLUMNS, ROWS
-from nesbot.show.video.reading import open_input
+from nesbot.show.video.decoding import decoded, open_input
 
 GHOST = 0.6  # a field's cell under this share of the other field's is the other's ghost
 
@@ -115,13 +115,9 @@ def pal_note(path: str | os.PathLike[str]) -> str | None:
 
 def _pictures(path: Path) -> Iterator[Picture]:
     with open_input(path) as container:
-        stream = container.streams.video[0]
-        stream.thread_type = "AUTO"
-        try:
-            for frame in container.decode(stream):
-                yield Picture(frame)
-        except av.FFmpegError as error:
-            raise NesbotError(f"cannot read video {path}: {error}") from None
+        container.streams.video[0].thread_type = "AUTO"
+        for frame in decoded(container, path):
+            yield Picture(frame)
 
 
 def read_states(

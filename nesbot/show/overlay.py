@@ -19,16 +19,17 @@ import numpy as np
 
 from nesbot._core.pieces import ORIENTATION_CELLS
 from nesbot.errors import NesbotError
+from nesbot.nes.screen_layout import (
+    CELL,
+    COLUMNS,
+    PLAYFIELD_LEFT,
+    PLAYFIELD_TOP,
+    ROWS,
+    SCREEN_HEIGHT,
+    SCREEN_WIDTH,
+)
 
-SCREEN_HEIGHT = 240
-SCREEN_WIDTH = 256
 MAX_SCALE = 8
-# Where the ROM draws the playfield on its 256x240 screen: the top-left pixel of cell
-# (column 0, row 0), and the size of a cell (one 8x8 tile).
-PLAYFIELD_LEFT = 96
-PLAYFIELD_TOP = 48
-CELL = 8
-COLUMNS, ROWS = 10, 20
 # The panel beside the NES picture, in NES pixels. Even, so that the picture's width stays
 # even at every scale, as yuv420p needs.
 PANEL_WIDTH = 128

@@ -48,6 +48,7 @@ process ends without closing it, or is killed.
   ``save_png`` writes a picture losslessly (still: --still).
 """
 
+from nesbot.show.video.decoding import VideoFacts, probe_video, read_frames, read_video_frames
 from nesbot.show.video.formats import (
     CODECS,
     DEFAULT_SCALE,
@@ -56,7 +57,6 @@ from nesbot.show.video.formats import (
     check_video_path,
     video_format,
 )
-from nesbot.show.video.reading import VideoFacts, probe_video, read_frames, read_video_frames
 from nesbot.show.video.still import save_png
 from nesbot.show.video.writer import VideoWriter
 

@@ -215,7 +215,8 @@ cdef inline void trailing_bits(Bits* w) noexcept nogil:
     align_zero(w)
 
 
-cdef Py_ssize_t escape(const unsigned char* rbsp, Py_ssize_t size, unsigned char* out) noexcept nogil:
+cdef Py_ssize_t escape(const unsigned char* rbsp, Py_ssize_t size,
+                       unsigned char* out) noexcept nogil:
     """A NAL unit's payload from its RBSP: an emulation-prevention 0x03 after two zero bytes
     that precede a byte of 0-3 (7.4.1). Returns the payload's size."""
     cdef Py_ssize_t i, n = 0
@@ -627,7 +628,8 @@ cdef class H264Writer:
         cdef int dx, dy, slot = (self.newest - ref + REFERENCES) % REFERENCES
         if mv_x % 8 or mv_y % 8 or ref >= self.references:
             return False
-        if not (-self.reach_x <= mv_x <= self.reach_x and -self.reach_up <= mv_y <= self.reach_down):
+        if not (-self.reach_x <= mv_x <= self.reach_x
+                and -self.reach_up <= mv_y <= self.reach_down):
             return False  # beyond what the SPS declares (never, for the motions tried)
         dx, dy = mv_x // 4, mv_y // 4
         if not (0 <= x + dx <= self.width - 16 and 0 <= top + dy <= self.height - 16):
@@ -636,9 +638,11 @@ cdef class H264Writer:
             if memcmp(&y[top + row, x], &self.ref_y[slot, top + dy + row, x + dx], 16):
                 return False
         for row in range(8):
-            if memcmp(&u[top // 2 + row, x // 2], &self.ref_u[slot, top // 2 + dy // 2 + row, x // 2 + dx // 2], 8):
+            if memcmp(&u[top // 2 + row, x // 2],
+                      &self.ref_u[slot, top // 2 + dy // 2 + row, x // 2 + dx // 2], 8):
                 return False
-            if memcmp(&v[top // 2 + row, x // 2], &self.ref_v[slot, top // 2 + dy // 2 + row, x // 2 + dx // 2], 8):
+            if memcmp(&v[top // 2 + row, x // 2],
+                      &self.ref_v[slot, top // 2 + dy // 2 + row, x // 2 + dx // 2], 8):
                 return False
         return True
 
@@ -754,7 +758,8 @@ cdef class H264Writer:
             return -1
         return luma * 4 + chroma
 
-    cdef bint _luma_exact(self, const unsigned char[:, ::1] y, int mbx, int mby, int mode) noexcept nogil:
+    cdef bint _luma_exact(self, const unsigned char[:, ::1] y, int mbx, int mby,
+                          int mode) noexcept nogil:
         cdef int x0 = mbx * 16, y0 = mby * 16, i, total = 0, value
         cdef bint left = mbx > 0, top = mby > 0
         if mode == 0:  # vertical
@@ -775,7 +780,8 @@ cdef class H264Writer:
             value = 128
         return flat(y, x0, y0, 16, value)
 
-    cdef bint _chroma_exact(self, const unsigned char[:, ::1] c, int mbx, int mby, int mode) noexcept nogil:
+    cdef bint _chroma_exact(self, const unsigned char[:, ::1] c, int mbx, int mby,
+                            int mode) noexcept nogil:
         cdef int x0 = mbx * 8, y0 = mby * 8, i, bx, by, total_top, total_left, value
         cdef bint left = mbx > 0, top = mby > 0
         if mode == 2:  # vertical
@@ -805,7 +811,8 @@ cdef class H264Writer:
                     return False
         return True
 
-    cdef void _intra_block(self, Bits* w, int mbx, int mby, int mode, int type_offset) noexcept nogil:
+    cdef void _intra_block(self, Bits* w, int mbx, int mby, int mode,
+                           int type_offset) noexcept nogil:
         """I_16x16 with no residual: its luma DC block is coded with no coefficients."""
         cdef int index = mby * self.mb_width + mbx
         cdef int n_a = 0, n_b = 0, n_c

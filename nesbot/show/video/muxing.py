@@ -7,7 +7,8 @@ from pathlib import Path
 import av
 import numpy as np
 
-from nesbot.show.overlay import CELL, FrameInfo, Renderer
+from nesbot.nes.screen_layout import CELL
+from nesbot.show.overlay import FrameInfo, Renderer
 from nesbot.show.pace import NTSC_RATE
 from nesbot.show.video.formats import video_format
 from nesbot.show.video.h264 import H264Writer

@@ -5,7 +5,8 @@ import av
 import cv2
 import numpy as np
 
-from nesbot.show.overlay import SCREEN_HEIGHT, SCREEN_WIDTH, Figures, FrameInfo, Renderer
+from nesbot.nes.screen_layout import SCREEN_HEIGHT, SCREEN_WIDTH
+from nesbot.show.overlay import Figures, FrameInfo, Renderer
 
 
 def check_screen(screen: np.ndarray) -> None:

@@ -15,7 +15,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from nesbot.show.overlay import SCREEN_HEIGHT, SCREEN_WIDTH
+from nesbot.nes.screen_layout import SCREEN_HEIGHT, SCREEN_WIDTH
 from nesbot.show.video.muxing import Encoder
 
 # Messages between VideoWriter and its encoder process (Connection.send_bytes).

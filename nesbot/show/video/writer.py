@@ -14,7 +14,8 @@ import av
 import numpy as np
 
 from nesbot.errors import NesbotError
-from nesbot.show.overlay import SCREEN_HEIGHT, SCREEN_WIDTH, FrameInfo, Renderer, check_scale
+from nesbot.nes.screen_layout import SCREEN_HEIGHT, SCREEN_WIDTH
+from nesbot.show.overlay import FrameInfo, Renderer, check_scale
 from nesbot.show.video.formats import DEFAULT_SCALE, check_video_path
 from nesbot.show.video.pictures import check_screen
 from nesbot.show.video.process import CLOSED, ERROR, FRAME, READY, STOP, TAKEN, start_encoder

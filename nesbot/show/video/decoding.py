@@ -2,7 +2,7 @@
 tests, the README's still)."""
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -44,12 +44,21 @@ def open_input(path: Path) -> av.container.InputContainer:
     return container
 
 
+def decoded(container: av.container.InputContainer, path: Path) -> Iterator[av.VideoFrame]:
+    """The frames of `container`'s (open_input's) first video stream, in order; NesbotError
+    (one line) when the file breaks off or holds something PyAV cannot decode."""
+    try:
+        yield from container.decode(container.streams.video[0])
+    except av.FFmpegError as error:
+        raise NesbotError(f"cannot read video {path}: {error}") from None
+
+
 def probe_video(path: str | os.PathLike[str]) -> VideoFacts:
     """Decode a whole video and say what it is."""
     with open_input(Path(path)) as container:
         stream = container.streams.video[0]
         frames, last_pts = 0, None
-        for frame in container.decode(stream):
+        for frame in decoded(container, Path(path)):
             frames += 1
             last_pts = frame.pts
         context = stream.codec_context
@@ -87,7 +96,7 @@ def read_frames(path: str | os.PathLike[str], wanted: Iterable[int]) -> dict[int
     if not wanted:
         return found
     with open_input(Path(path)) as container:
-        for index, frame in enumerate(container.decode(video=0)):
+        for index, frame in enumerate(decoded(container, Path(path))):
             if index in wanted:
                 found[index] = frame.to_ndarray(format="rgb24")
                 if len(found) == len(wanted):

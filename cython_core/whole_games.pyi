@@ -1,4 +1,4 @@
-"""Type stubs for nesbot._core.simulate (a Cython extension module)."""
+"""Type stubs for nesbot._core.whole_games (a Cython extension module)."""
 
 from typing import Any
 

@@ -9,7 +9,7 @@ from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memmove
 
-from nesbot._core.evaluate cimport Verdict
+from nesbot._core.calming cimport Verdict
 from nesbot._core.game cimport Game
 from nesbot._core.pieces cimport LEVEL_ONE_FRAME_ROWS as LEVEL_29
 from nesbot._core.rules cimport (
@@ -81,7 +81,8 @@ def play(Planner planner not None, Game game not None, long max_frames=10_000_00
     after `max_pieces` were played (the game is left at its first active frame).
 
     `reaction` N > 0: for a new piece's first N input frames the planner may not use the
-    next piece (nesbot._core.blind.plan_blind); then it plans again, from where the piece is, with it.
+    next piece (nesbot._core.blind.plan_blind); then it plans again, from where the piece is,
+    with it.
 
     `pieces_seed` S >= 0: the pieces no longer depend on how the game is played. The ROM's
     picker still draws every piece by its own rule, but from a state of the RNG's cycle drawn
