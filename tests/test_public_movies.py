@@ -27,7 +27,7 @@ from nesbot.cli import main
 from nesbot.nes import ram
 from nesbot.nes.emulator import Emulator
 from nesbot.nes.fm2 import read_fm2
-from nesbot.nes.nes_frames import polls_in_step
+from nesbot.nes.polls import polls_in_step
 from nesbot.nes.replay import log_steps, step_log
 
 pytestmark = pytest.mark.skipif(FCEUX is None or XVFB_RUN is None, reason=MISSING)

@@ -34,7 +34,9 @@ from nesbot.bot.planning import (
     PlannerSettings,
 )
 from nesbot.evaluation.evaluators import get_evaluator
-from nesbot.lab.simulate import GameSpec, map_indexed
+from nesbot.lab.game_runs import GameSpec
+from nesbot.lab.statistics import standard_error
+from nesbot.lab.workers import map_indexed
 from nesbot.nes.ram import bcd_value
 
 FORMAT_REACTION = 18  # every run plays the format's evaluator, whatever its reaction
@@ -120,9 +122,7 @@ def table(runs: dict[int, list[dict[str, float]]]) -> None:
             share = per_game(games, band, "tetris").sum() / max(lines.sum(), 1)
             diff = points - per_game(first, band, "points")
             paired = (
-                f"{diff.mean():+,.0f} ± {diff.std(ddof=1) / len(diff) ** 0.5:,.0f}"
-                if games is not first
-                else ""
+                f"{diff.mean():+,.0f} ± {standard_error(diff):,.0f}" if games is not first else ""
             )
             holed, clean, made, avoidable = (
                 per_game(games, band, key).mean() for key in ("holed", "clean", "made", "avoidable")

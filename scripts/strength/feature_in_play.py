@@ -16,12 +16,13 @@ from collections import Counter
 
 from piece_by_piece import LEVEL, PieceByPiece
 
-from nesbot._core.evaluate import all_features_py
 from nesbot._core.features import ALL_FEATURE_NAMES
 from nesbot._core.pieces import KILL_SCREEN_LEVEL
+from nesbot._core.value_terms import all_features_py
 from nesbot.bot.planning import PlannerSettings
 from nesbot.evaluation.evaluators import get_evaluator
-from nesbot.lab.simulate import GameSpec, map_indexed
+from nesbot.lab.game_runs import GameSpec
+from nesbot.lab.workers import map_indexed
 
 REACTION = 18
 STOP_LEVEL = 39

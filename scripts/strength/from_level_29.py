@@ -28,18 +28,13 @@ import numpy as np
 
 from nesbot._core.game import Game
 from nesbot._core.pieces import KILL_SCREEN_LEVEL
-from nesbot._core.simulate import play
+from nesbot._core.whole_games import play
 from nesbot.bot.planning import PlannerSettings
 from nesbot.errors import NesbotError
 from nesbot.evaluation.evaluators import Evaluator, get_evaluator
-from nesbot.lab.simulate import (
-    MAX_FRAMES,
-    GameSpec,
-    map_indexed,
-    pieces_seed_of,
-    planner_for,
-    start_game,
-)
+from nesbot.lab.game_runs import MAX_FRAMES, GameSpec, pieces_seed_of, planner_for, start_game
+from nesbot.lab.statistics import standard_error
+from nesbot.lab.workers import map_indexed
 from nesbot.nes.ram import bcd_value
 
 START_LEVEL = 18
@@ -186,7 +181,7 @@ def main() -> None:
     for name, results in outcomes.items():
         points = np.array([r["points"] for r in results], float)
         difference = points - base_points
-        se = difference.std(ddof=1) / np.sqrt(len(difference)) if len(difference) > 1 else 0.0
+        se = standard_error(difference)
         reach = np.mean([r["reached_39"] for r in results])
         lines = sum(r["lines"] for r in results)
         tetris_share = 4 * sum(r["tetrises"] for r in results) / max(lines, 1)

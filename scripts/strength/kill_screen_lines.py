@@ -17,14 +17,15 @@ from pathlib import Path
 
 from from_level_29 import LEVEL_39, REACTION, level_states
 
-from nesbot._core.evaluate import ready_rows_py
 from nesbot._core.game import Game
 from nesbot._core.piece_ranges import I_SPAWN
 from nesbot._core.pieces import KILL_SCREEN_LEVEL
-from nesbot._core.simulate import play
+from nesbot._core.probes import ready_rows_py
+from nesbot._core.whole_games import play
 from nesbot.bot.planning import BY_FORMAT, DEFAULT_KILL_DEEP_WIDTH, PlannerSettings
 from nesbot.evaluation.evaluators import Evaluator, get_evaluator
-from nesbot.lab.simulate import MAX_FRAMES, map_indexed, pieces_seed_of, planner_for
+from nesbot.lab.game_runs import MAX_FRAMES, pieces_seed_of, planner_for
+from nesbot.lab.workers import map_indexed
 from nesbot.nes.ram import bcd_value
 
 READY_BANDS = ("0", "1-3", "4+")

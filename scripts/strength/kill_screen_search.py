@@ -28,7 +28,8 @@ from nesbot._core.features import ALL_FEATURE_NAMES
 from nesbot._core.pieces import KILL_SCREEN_LEVEL
 from nesbot.bot.planning import PlannerSettings
 from nesbot.evaluation.evaluators import get_evaluator
-from nesbot.lab.simulate import map_indexed
+from nesbot.lab.statistics import standard_error
+from nesbot.lab.workers import map_indexed
 
 # The weights the search moves, from nesbot-rightwell-bold's 30 Hz kill_screen set (given
 # as changes to --evaluator's weights: nesbot-rightwell-rollout's are its fitted nine).
@@ -118,7 +119,7 @@ def main() -> None:
             start_points = points[0]
         for x, p in zip(xs, points, strict=True):
             difference = p - start_points
-            se = difference.std(ddof=1) / np.sqrt(len(difference))
+            se = standard_error(difference)
             print(
                 f"generation {es.countiter}  points to 39 {p.mean():9,.0f}  "
                 f"against the start {difference.mean():+8,.0f} ± {se:6,.0f}  "

@@ -6,8 +6,8 @@ from collections.abc import Iterator
 
 from nesbot._core.moves import Searcher
 from nesbot._core.pieces import KILL_SCREEN_LEVEL
-from nesbot._core.simulate import play
-from nesbot.lab.simulate import MAX_FRAMES, GameSpec, planner_for, start_game
+from nesbot._core.whole_games import play
+from nesbot.lab.game_runs import MAX_FRAMES, GameSpec, planner_for, start_game
 
 LEVEL = 18
 BANDS = ("18", "19-28")

@@ -30,7 +30,8 @@ from nesbot._core.moves import Searcher
 from nesbot._core.pieces import KILL_SCREEN_LEVEL
 from nesbot.bot.planning import PlannerSettings
 from nesbot.evaluation.evaluators import get_evaluator
-from nesbot.lab.simulate import GameSpec, map_indexed
+from nesbot.lab.game_runs import GameSpec
+from nesbot.lab.workers import map_indexed
 
 
 def reachable(searcher: Searcher, game: Game, place: tuple[int, int, int]) -> bool:

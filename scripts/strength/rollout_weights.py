@@ -47,18 +47,20 @@ from pathlib import Path
 import cma
 import numpy as np
 
-from nesbot._core.evaluate import evaluate_trace
 from nesbot._core.features import ALL_FEATURE_NAMES
 from nesbot._core.game import Game
 from nesbot._core.moves import Searcher
 from nesbot._core.pieces import KILL_SCREEN_LEVEL
 from nesbot._core.planner import Planner
-from nesbot._core.simulate import play
+from nesbot._core.value_terms import evaluate_trace
+from nesbot._core.whole_games import play
 from nesbot.bot.planning import PlannerSettings
 from nesbot.evaluation.evaluators import Evaluator, get_evaluator
 from nesbot.evaluation.weights import Weights, save_weights
 from nesbot.lab.ab import from_zero
-from nesbot.lab.simulate import MAX_FRAMES, game_setup, map_indexed, pieces_seed_of, planner_for
+from nesbot.lab.game_runs import MAX_FRAMES, game_setup, pieces_seed_of, planner_for
+from nesbot.lab.statistics import standard_error
+from nesbot.lab.workers import map_indexed
 from nesbot.nes.ram import bcd_value
 from nesbot.rating.playouts import played_on
 
@@ -258,7 +260,7 @@ class Choices:
 
 
 def _mean_se(x: np.ndarray) -> str:
-    return f"{x.mean():+,.0f} ± {x.std(ddof=1) / np.sqrt(len(x)):,.0f}"
+    return f"{x.mean():+,.0f} ± {standard_error(x):,.0f}"
 
 
 def fit(args: argparse.Namespace) -> None:

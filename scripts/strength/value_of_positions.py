@@ -19,12 +19,14 @@ import argparse
 
 import numpy as np
 
-from nesbot._core.evaluate import all_features_py, evaluate_py
 from nesbot._core.pieces import KILL_SCREEN_LEVEL
-from nesbot._core.simulate import play
+from nesbot._core.probes import evaluate_py
+from nesbot._core.value_terms import all_features_py
+from nesbot._core.whole_games import play
 from nesbot.bot.planning import PlannerSettings
 from nesbot.evaluation.evaluators import get_evaluator
-from nesbot.lab.simulate import GameSpec, map_indexed, planner_for, start_game
+from nesbot.lab.game_runs import GameSpec, planner_for, start_game
+from nesbot.lab.workers import map_indexed
 from nesbot.nes.ram import bcd_value
 
 LINE_POINTS = (0, 40, 100, 300, 1200)  # a clear's points at level 0, by its rows
