@@ -5,8 +5,9 @@ captures are. Prints a table; the recordings and copies stay in --dir (resumable
     .venv/bin/python scripts/reader_accuracy.py --dir reader-games --games 10
 
 Game k starts at level 10 + k % 10 (every level palette of the ROM), seed k x --seed-step
-modulo 1,000 (the real ROM's seeds), and is recorded for --frames frames at 720 lines by `nesbot play --video --log`. A fresh
-set, apart from the one the reader was tuned on (games 1-10, seeds 1-10):
+modulo 1,000 (the real ROM's seeds), and is recorded for --frames frames at 720 lines by
+`nesbot play --video --log`. A fresh set, apart from the one the reader was tuned on
+(games 1-10, seeds 1-10):
 
     .venv/bin/python scripts/reader_accuracy.py --dir reader-fresh --first 11 --games 30 \
         --seed-step 97
