@@ -14,6 +14,8 @@ from nesbot.cli import main
 from nesbot.errors import NesbotError
 from nesbot.rating.read_screen import read_screen
 
+pytestmark = pytest.mark.slow  # 33 files read once, about 40 s on one core
+
 LIST = ROOT / "scripts" / "rating" / "captures.json"
 CAPTURES = json.loads(LIST.read_text(encoding="utf-8"))
 FIELDS = ("lines", "score", "level_text", "next")

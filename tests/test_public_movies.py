@@ -30,7 +30,11 @@ from nesbot.nes.fm2 import read_fm2
 from nesbot.nes.polls import polls_in_step
 from nesbot.nes.replay import log_steps, step_log
 
-pytestmark = pytest.mark.skipif(FCEUX is None or XVFB_RUN is None, reason=MISSING)
+# slow: whole movies, 416,000 frames in all, each in FCEUX and on nes-py; started first.
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(FCEUX is None or XVFB_RUN is None, reason=MISSING),
+]
 
 DOC = ROOT / "docs" / "steps.md"
 TABLE_HEADER = "| movie | frames | FCEUX at the movie's end | `nesbot replay` | with `--go-on` |"
@@ -156,7 +160,13 @@ def test_the_table_has_every_movie():
     assert set(ROWS) == found
 
 
-@pytest.mark.parametrize("name", sorted(ROWS))
+def frames_of(name: str) -> int:
+    """The movie's frames, as its table row gives them."""
+    return int(ROWS[name].split("|")[2].replace(",", ""))
+
+
+# The longest first, so that two workers end together.
+@pytest.mark.parametrize("name", sorted(ROWS, key=frames_of, reverse=True))
 def test_the_movie_ends_as_in_fceux_or_the_frame_is_named(name, rom_path, capsys):
     folder = public_folder("movies")
     movie = folder / name
