@@ -13,6 +13,7 @@ ACTIVE: int
 LAYOUT: tuple[tuple[str, int, tuple[int, ...]], ...]
 
 def game_features(game: Game) -> npt.NDArray[np.int32]: ...
+
 @disjoint_base
 class ValueModel:
     from_level: int
