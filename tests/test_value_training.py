@@ -2,6 +2,8 @@
 (seeded: the same seed makes the same model; resumable: a stopped and resumed run is one)."""
 
 import json
+import subprocess
+import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -182,3 +184,22 @@ def test_a_resumed_run_is_one_run(tmp_path: Path):
     assert [len(f) for f in again.replay_features] == [len(f) for f in whole.replay_features]
     with pytest.raises(NesbotError, match="differs in seed"):
         load_checkpoint(path, replace(CONFIG, seed=5))
+
+
+def nesbot(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "nesbot", *args], capture_output=True, text=True, timeout=300
+    )
+
+
+def test_simulate_plays_with_a_model_and_refuses_a_bad_one_in_one_line(tmp_path: Path):
+    path = tmp_path / "model.json"
+    save_value_model(random_model(scale=1.0), path)
+    common = ["simulate", "--games", "1", "--level", "29", "--tap-hz", "15", "--reaction", "18"]
+    played = nesbot(*common, "--stop-level", "30", "--json", "--value-model", str(path))
+    assert played.returncode == 0, played.stderr
+    assert json.loads(played.stdout)["games"] == 1
+    path.write_text('{"format": "nesbot-value-model", "version": 1}')
+    refused = nesbot(*common, "--value-model", str(path))
+    assert refused.returncode == 2
+    assert refused.stderr.strip().count("\n") == 0 and "lacks tap_hz" in refused.stderr
