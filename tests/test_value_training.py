@@ -12,7 +12,7 @@ import pytest
 
 from nesbot._core.game import Game
 from nesbot._core.learned import ACTIVE, SIZE, ValueModel, game_features
-from nesbot._core.simulate import play
+from nesbot._core.whole_games import play
 from nesbot.bot.planning import PlannerSettings, build_planner
 from nesbot.errors import NesbotError
 from nesbot.evaluation.evaluators import get_evaluator

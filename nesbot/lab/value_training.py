@@ -30,12 +30,13 @@ import numpy as np
 from nesbot._core.game import Game
 from nesbot._core.learned import ACTIVE, SIZE, game_features
 from nesbot._core.pieces import KILL_SCREEN_LEVEL
-from nesbot._core.simulate import play
+from nesbot._core.whole_games import play
 from nesbot.bot.planning import PlannerSettings
 from nesbot.errors import NesbotError
 from nesbot.evaluation.evaluators import Evaluator
 from nesbot.evaluation.value_model import ValueModelFile, with_value_model
-from nesbot.lab.simulate import MAX_FRAMES, map_indexed, planner_for
+from nesbot.lab.game_runs import MAX_FRAMES, planner_for
+from nesbot.lab.workers import map_indexed
 
 LEVEL_39 = 39
 POINTS_UNIT = 1000.0  # the model's values are in thousands of points
