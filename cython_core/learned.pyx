@@ -19,7 +19,7 @@ import numpy as np
 
 SIZE = VM_SIZE
 ACTIVE = VM_ACTIVE
-# The tables in file order: (name, offset, shape), nesbot/evaluation/value_model.py's layout.
+# The tables in file order: (name, offset, shape), nesbot/bot/value_model.py's layout.
 LAYOUT = (
     ("height", VM_OFF_HEIGHT, (VM_COLUMNS, VM_HEIGHTS)),
     ("pair", VM_OFF_PAIR, (9, VM_PAIR, VM_PAIR)),

@@ -14,14 +14,14 @@ from nesbot._core.game import Game
 from nesbot._core.learned import ACTIVE, SIZE, ValueModel, game_features
 from nesbot._core.whole_games import play
 from nesbot.bot.planning import PlannerSettings, build_planner
-from nesbot.errors import NesbotError
-from nesbot.evaluation.evaluators import get_evaluator
-from nesbot.evaluation.value_model import (
+from nesbot.bot.value_model import (
     ValueModelFile,
     load_value_model,
     save_value_model,
     with_value_model,
 )
+from nesbot.errors import NesbotError
+from nesbot.evaluation.evaluators import get_evaluator
 from nesbot.lab.value_training import (
     ValueTrainingConfig,
     iterate,

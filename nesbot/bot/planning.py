@@ -204,7 +204,7 @@ def build_planner(
     player's move, which `nesbot rate` searches). `plain_first`: the current piece's
     placements too come from plain paths only (the cheap policy of rate's playouts).
     An evaluator with kill-screen sets for slower taps plays the settings' tap rate's; one
-    with a value model (nesbot.evaluation.value_model.LearnedEvaluator) re-ranks by it."""
+    with a value model (nesbot.bot.value_model.LearnedEvaluator) re-ranks by it."""
     if hasattr(evaluator, "at_tap_hz"):
         evaluator = evaluator.at_tap_hz(settings.tap_hz)
     planner = Planner(

@@ -60,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
     if args.value_model:
         from pathlib import Path
 
-        from nesbot.evaluation.value_model import load_value_model, with_value_model
+        from nesbot.bot.value_model import load_value_model, with_value_model
 
         model = load_value_model(args.value_model)
         evaluator = with_value_model(evaluator, model, Path(args.value_model).stem)

@@ -32,9 +32,9 @@ from nesbot._core.learned import ACTIVE, SIZE, game_features
 from nesbot._core.pieces import KILL_SCREEN_LEVEL
 from nesbot._core.whole_games import play
 from nesbot.bot.planning import PlannerSettings
+from nesbot.bot.value_model import ValueModelFile, with_value_model
 from nesbot.errors import NesbotError
 from nesbot.evaluation.evaluators import Evaluator
-from nesbot.evaluation.value_model import ValueModelFile, with_value_model
 from nesbot.lab.game_runs import MAX_FRAMES, planner_for
 from nesbot.lab.workers import map_indexed
 

@@ -24,8 +24,8 @@ sys.path.insert(0, str(Path(__file__).parents[1] / "strength"))
 from from_level_29 import REACTION, play_on
 
 from nesbot.bot.planning import PlannerSettings
+from nesbot.bot.value_model import load_value_model, with_value_model
 from nesbot.evaluation.evaluators import Evaluator, get_evaluator
-from nesbot.evaluation.value_model import load_value_model, with_value_model
 
 
 def outcomes(

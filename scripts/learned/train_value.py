@@ -21,9 +21,9 @@ from dataclasses import asdict
 from pathlib import Path
 
 from nesbot._core.pieces import KILL_SCREEN_LEVEL
+from nesbot.bot.value_model import ValueModelFile, save_value_model
 from nesbot.errors import NesbotError
 from nesbot.evaluation.evaluators import get_evaluator
-from nesbot.evaluation.value_model import ValueModelFile, save_value_model
 from nesbot.lab.value_training import (
     ValueTrainingConfig,
     iterate,
