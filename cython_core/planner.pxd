@@ -4,6 +4,7 @@ from libc.stdint cimport uint8_t
 from nesbot._core.board cimport Board
 from nesbot._core.calming cimport Verdict
 from nesbot._core.game cimport Game
+from nesbot._core.learned cimport ValueModel
 from nesbot._core.moves cimport PLAIN_PATH_MAX, Placement, Searcher
 from nesbot._core.pieces cimport NES_CELLS
 from nesbot._core.rules cimport Game as GameC, Piece, count_lines
@@ -93,6 +94,10 @@ cdef class Planner:
     cdef int path_length             # -1: no plain path, use the first search's path
     cdef Piece next_lock             # where the chosen pair locks the next piece
     cdef bint has_next_lock          # False when the chosen placement had no next placement
+    # A learned value (nesbot._core.learned; None: none, the default): from its from_level
+    # on, _commit subtracts its scale times each candidate board's value before choosing.
+    cdef ValueModel learned
+    cdef bint has_learned
     cdef void _search_first(self, const GameC* g) noexcept nogil
     cdef void _keep(self, const Candidate* c, int room) noexcept nogil
     cdef int _best_pairs(self, const GameC* g, const Piece* spawn, int a, bint searched,

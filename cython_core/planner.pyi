@@ -5,6 +5,7 @@ from typing import Any
 from typing_extensions import disjoint_base
 
 from nesbot._core.game import Game
+from nesbot._core.learned import ValueModel
 
 _Plan = tuple[bytes, int, int, int, float]  # pads, x, y, orientation, value
 
@@ -43,6 +44,10 @@ class Planner:
         first: str = "search",
     ) -> None: ...
     def plan(self, game: Game) -> _Plan | None: ...
+    @property
+    def value_model(self) -> ValueModel | None: ...
+    @value_model.setter
+    def value_model(self, model: ValueModel | None) -> None: ...
     @property
     def next_lock(self) -> tuple[int, int, int] | None: ...
 

@@ -25,6 +25,7 @@ from nesbot._core.calming cimport (
 )
 from nesbot._core.evaluate cimport evaluate
 from nesbot._core.game cimport Game
+from nesbot._core.learned cimport ValueModel, lines_to_39
 from nesbot._core.moves cimport Placement, Searcher, plain_path
 from nesbot._core.pieces cimport (
     LEVEL_ONE_FRAME_ROWS,
@@ -237,6 +238,8 @@ cdef class Planner:
         self.reaction = 0
         self.hedge = False
         self.hedge_count = 0
+        self.learned = None
+        self.has_learned = False
         transition_odds(self.odds)
         self.first = Searcher(tap_interval, shift_and_rotate, hold_shift, soft_drop, one_button)
         self.second = Searcher(tap_interval, shift_and_rotate, hold_shift, soft_drop,
@@ -568,6 +571,12 @@ cdef class Planner:
             self.fallback_last = False
             self.truncations += self.truncated_last
             return -1
+        if self.has_learned and g.level >= self.learned.from_level:
+            # the learned value of each candidate's board (its placements' afterstate)
+            for k in range(self.candidate_count):
+                self.candidates[k].verdict.value -= self.learned.scale * self.learned.value(
+                    &self.candidates[k].chain.board,
+                    lines_to_39(self.candidates[k].chain.level, self.candidates[k].chain.lines))
         chosen = &self.candidates[0]
         for k in range(1, self.candidate_count):
             if better(&self.candidates[k].verdict, &chosen.verdict):
@@ -606,6 +615,17 @@ cdef class Planner:
         pads = bytearray(p.frames if self.path_length < 0 else self.path_length)
         self.chosen_pads(best, <uint8_t*><char*>pads)
         return bytes(pads), p.x, p.y, p.orientation, verdict.value
+
+    @property
+    def value_model(self):
+        """The learned value the kill screen's choices are re-ranked by
+        (nesbot._core.learned.ValueModel), or None (the default: the plans as without it)."""
+        return self.learned
+
+    @value_model.setter
+    def value_model(self, ValueModel model):
+        self.learned = model
+        self.has_learned = model is not None
 
     @property
     def next_lock(self):

@@ -203,7 +203,8 @@ def build_planner(
     `hold_shift` lets the gamepad search also hold a direction until it repeats (DAS: a
     player's move, which `nesbot rate` searches). `plain_first`: the current piece's
     placements too come from plain paths only (the cheap policy of rate's playouts).
-    An evaluator with kill-screen sets for slower taps plays the settings' tap rate's."""
+    An evaluator with kill-screen sets for slower taps plays the settings' tap rate's; one
+    with a value model (nesbot.bot.value_model.LearnedEvaluator) re-ranks by it."""
     if hasattr(evaluator, "at_tap_hz"):
         evaluator = evaluator.at_tap_hz(settings.tap_hz)
     planner = Planner(
@@ -226,4 +227,11 @@ def build_planner(
     planner.kill_third_branch2 = settings.kill_screen_third_branch2
     planner.next_width = settings.next_width
     planner.reaction = settings.reaction
+    learned = getattr(evaluator, "value_model", None)  # a LearnedEvaluator's (value_model.py)
+    if learned is not None:
+        if learned.tap_hz != settings.tap_hz:
+            raise NesbotError(
+                f"the value model was trained at {learned.tap_hz} Hz, not {settings.tap_hz} Hz"
+            )
+        planner.value_model = learned.model()
     return planner

@@ -35,6 +35,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     add_planner_options(parser)
     add_evaluator_options(parser)
+    parser.add_argument(
+        "--value-model",
+        metavar="FILE.json",
+        help="re-rank the kill screen's best placements by a learned value (off by default; "
+        "scripts/learned/train_value.py trains one, at its tap rate)",
+    )
     parser.add_argument("--same-pieces", action="store_true", help=SAME_PIECES_HELP)
     parser.add_argument(
         "--save-games",
@@ -51,6 +57,13 @@ def run(args: argparse.Namespace) -> int:
     from nesbot.lab.plot import plot_scores, require_matplotlib
 
     evaluator = get_evaluator(args.evaluator, args.weights, args.reaction)
+    if args.value_model:
+        from pathlib import Path
+
+        from nesbot.bot.value_model import load_value_model, with_value_model
+
+        model = load_value_model(args.value_model)
+        evaluator = with_value_model(evaluator, model, Path(args.value_model).stem)
     if args.plot:
         require_matplotlib()
         check_writable(args.plot, "plot")

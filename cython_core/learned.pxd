@@ -1,0 +1,34 @@
+# A learned value of a board (nesbot._core.learned): a sum of table entries over the board's
+# column heights, their neighbouring pairs, its holes and the lines left to level 39 (an
+# n-tuple network), in thousands of line-clear points to come. The planner re-ranks its
+# kill-screen candidates by it (Planner.value_model); nesbot/evaluation/value_model.py
+# reads and writes its file, scripts/learned/train_value.py trains it.
+from nesbot._core.board cimport Board
+
+cdef enum:
+    VM_COLUMNS = 10
+    VM_HEIGHTS = 21                  # a column's height 0-20
+    VM_PAIR = 16                     # heights 0-15 (more: 15) in the pair tables
+    VM_HOLES = 16                    # holes 0-15
+    VM_LEFT = 21                     # lines left to level 39, in fives: 0-20
+    VM_OFF_HEIGHT = 0                                       # 10 x 21
+    VM_OFF_PAIR = VM_OFF_HEIGHT + VM_COLUMNS * VM_HEIGHTS   # 9 x 16 x 16
+    VM_OFF_WALL = VM_OFF_PAIR + 9 * VM_PAIR * VM_PAIR       # 2 x 16 x 16: a wall's column
+                                                            # and the middle's highest
+    VM_OFF_HOLES = VM_OFF_WALL + 2 * VM_PAIR * VM_PAIR
+    VM_OFF_MAX = VM_OFF_HOLES + VM_HOLES                    # the highest column
+    VM_OFF_LEFT = VM_OFF_MAX + VM_HEIGHTS
+    VM_OFF_BIAS = VM_OFF_LEFT + VM_LEFT
+    VM_SIZE = VM_OFF_BIAS + 1
+    VM_ACTIVE = VM_COLUMNS + 9 + 2 + 4     # table entries a board reads
+
+
+cdef int value_features(const Board* b, int lines_left, int* out) noexcept nogil
+cdef int lines_to_39(int level, const unsigned char* lines) noexcept nogil
+
+
+cdef class ValueModel:
+    cdef double table[VM_SIZE]
+    cdef public int from_level       # the planner uses it from this level on
+    cdef public double scale         # evaluation units a thousand points are worth
+    cdef double value(self, const Board* b, int lines_left) noexcept nogil

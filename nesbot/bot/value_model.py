@@ -1,0 +1,141 @@
+"""A learned value's file, and the evaluator that plays with it.
+
+A value model (nesbot._core.learned) is a table of numbers: what a board's line clears still
+to come are worth, in thousands of points, read off its column heights, their neighbouring
+pairs, its holes and the lines left to level 39. Its file is JSON of numbers alone (loading
+one runs no code):
+
+    {"format": "nesbot-value-model", "version": 1, "tap_hz": 15, "from_level": 29,
+     "scale": 3.0, "layout": [["height", 0, [10, 21]], ...], "table": [3085 numbers],
+     "provenance": {"command": ..., "seed": ..., "games": ..., "commit": ...}}
+
+`scale` is what a thousand points of value are worth in the evaluation's units: from
+`from_level` on the planner subtracts scale x value from each of its best candidates'
+values before it chooses (Planner.value_model). A model is trained at one tap rate
+(scripts/learned/train_value.py) and plays at that rate only.
+"""
+
+import json
+import math
+import os
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from nesbot._core.learned import LAYOUT, SIZE, ValueModel
+from nesbot.bot.planning import TAP_RATES
+from nesbot.errors import NesbotError
+from nesbot.evaluation.evaluators import Evaluator
+
+FORMAT = "nesbot-value-model"
+VERSION = 1
+KEYS = ("format", "version", "tap_hz", "from_level", "scale", "layout", "table", "provenance")
+
+
+@dataclass(frozen=True)
+class ValueModelFile:
+    """A value model as its file holds it."""
+
+    table: tuple[float, ...]
+    tap_hz: int
+    from_level: int = 29
+    scale: float = 1.0
+    provenance: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
+
+    def model(self) -> ValueModel:
+        """The core's model, for Planner.value_model."""
+        return ValueModel(np.array(self.table), self.from_level, self.scale)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "format": FORMAT,
+            "version": VERSION,
+            "tap_hz": self.tap_hz,
+            "from_level": self.from_level,
+            "scale": self.scale,
+            "layout": [[name, offset, list(shape)] for name, offset, shape in LAYOUT],
+            "table": [float(x) for x in self.table],
+            "provenance": self.provenance,
+        }
+
+
+def save_value_model(model: ValueModelFile, path: str | os.PathLike[str]) -> None:
+    Path(path).write_text(json.dumps(model.to_json(), indent=1) + "\n", encoding="utf-8")
+
+
+def _number(path: Path, key: str, value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise NesbotError(f"value model {path}: {key} must be a finite number, not {value!r}")
+    return float(value)
+
+
+def load_value_model(path: str | os.PathLike[str]) -> ValueModelFile:
+    """Read a value model file; a bad one is refused with one line naming what is wrong."""
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise NesbotError(f"value model {path} does not exist") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise NesbotError(f"cannot read value model {path}: {e}") from None
+    except json.JSONDecodeError as e:
+        raise NesbotError(
+            f"value model {path} is not valid JSON ({e.msg} at line {e.lineno})"
+        ) from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise NesbotError(f"value model {path} is not a {FORMAT} file")
+    if data.get("version") != VERSION:
+        raise NesbotError(f"value model {path}: version {data.get('version')!r} is not {VERSION}")
+    missing = [k for k in KEYS if k not in data]
+    if missing:
+        raise NesbotError(f"value model {path} lacks {', '.join(missing)}")
+    unknown = [k for k in data if k not in KEYS]
+    if unknown:
+        raise NesbotError(f"value model {path} has unknown keys: {', '.join(unknown)}")
+    expected = [[name, offset, list(shape)] for name, offset, shape in LAYOUT]
+    if data["layout"] != expected:
+        raise NesbotError(f"value model {path}: its layout is not this nesbot's tables")
+    table = data["table"]
+    if not isinstance(table, list) or len(table) != SIZE:
+        raise NesbotError(f"value model {path}: table must be a list of {SIZE} numbers")
+    values = tuple(_number(path, f"table[{k}]", x) for k, x in enumerate(table))
+    tap_hz = data["tap_hz"]
+    if tap_hz not in TAP_RATES or isinstance(tap_hz, bool):
+        raise NesbotError(
+            f"value model {path}: tap_hz {tap_hz!r} is not one of {sorted(TAP_RATES)}"
+        )
+    from_level = data["from_level"]
+    if (
+        isinstance(from_level, bool)
+        or not isinstance(from_level, int)
+        or not 0 <= from_level <= 255
+    ):
+        raise NesbotError(f"value model {path}: from_level {from_level!r} is not a level 0-255")
+    scale = _number(path, "scale", data["scale"])
+    if scale < 0:
+        raise NesbotError(f"value model {path}: scale {scale} is negative")
+    if not isinstance(data["provenance"], dict):
+        raise NesbotError(f"value model {path}: provenance must be a JSON object")
+    return ValueModelFile(values, tap_hz, from_level, scale, data["provenance"])
+
+
+@dataclass(frozen=True)
+class LearnedEvaluator(Evaluator):
+    """An evaluator whose planner re-ranks its kill-screen choices by a value model
+    (build_planner sets Planner.value_model). Its name names the model too, so games saved
+    with it are another run than the evaluator's own."""
+
+    value_model: ValueModelFile | None = None
+
+
+def with_value_model(
+    evaluator: Evaluator, model: ValueModelFile, label: str, scale: float | None = None
+) -> LearnedEvaluator:
+    """`evaluator` playing with `model` (its scale, or `scale`), named after both."""
+    if scale is not None:
+        model = replace(model, scale=scale)
+    fields = {name: getattr(evaluator, name) for name in evaluator.__dataclass_fields__}
+    fields["name"] = f"{evaluator.name}+{label}@{model.scale:g}"
+    return LearnedEvaluator(**fields, value_model=model)

@@ -1,0 +1,205 @@
+"""The learned kill-screen value: its file, the planner with it, and its training loop
+(seeded: the same seed makes the same model; resumable: a stopped and resumed run is one)."""
+
+import json
+import subprocess
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from nesbot._core.game import Game
+from nesbot._core.learned import ACTIVE, SIZE, ValueModel, game_features
+from nesbot._core.whole_games import play
+from nesbot.bot.planning import PlannerSettings, build_planner
+from nesbot.bot.value_model import (
+    ValueModelFile,
+    load_value_model,
+    save_value_model,
+    with_value_model,
+)
+from nesbot.errors import NesbotError
+from nesbot.evaluation.evaluators import get_evaluator
+from nesbot.lab.value_training import (
+    ValueTrainingConfig,
+    iterate,
+    lambda_returns,
+    load_checkpoint,
+    new_state,
+    save_checkpoint,
+)
+
+SETTINGS = PlannerSettings(reaction=18, tap_hz=15)
+LEVEL_29 = 29
+
+
+def start_states(count: int) -> list[dict]:
+    """Level-29 games at their first piece (empty boards: short episodes for tests)."""
+    return [Game.start(LEVEL_29, 0x8988 + 977 * k).state() for k in range(count)]
+
+
+def random_model(seed: int = 3, scale: float = 3.0) -> ValueModelFile:
+    table = np.random.default_rng(seed).normal(0.0, 5.0, SIZE)
+    return ValueModelFile(tuple(float(x) for x in table), 15, LEVEL_29, scale, {"test": True})
+
+
+def test_features_read_one_entry_of_each_table():
+    game = Game.start(LEVEL_29, 0x8988)
+    features = game_features(game)
+    assert features.shape == (ACTIVE,)
+    assert len(set(features.tolist())) == ACTIVE
+    assert features.min() >= 0 and features.max() < SIZE
+    model = ValueModel(np.ones(SIZE))
+    assert model.game_value(game) == ACTIVE
+
+
+def test_model_file_round_trip(tmp_path: Path):
+    model = random_model()
+    path = tmp_path / "model.json"
+    save_value_model(model, path)
+    assert load_value_model(path) == model
+    assert load_value_model(path).provenance == {"test": True}
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"format": "weights"}, "is not a nesbot-value-model file"),
+        ({"version": 2}, "version 2 is not 1"),
+        ({"table": [0.0] * 7}, "table must be a list of"),
+        ({"scale": -1.0}, "scale -1.0 is negative"),
+        ({"scale": "big"}, "scale must be a finite number"),
+        ({"tap_hz": 17}, "tap_hz 17 is not one of"),
+        ({"layout": []}, "its layout is not this nesbot's tables"),
+        ({"extra": 1}, "has unknown keys: extra"),
+    ],
+)
+def test_a_bad_model_file_is_refused_in_one_line(tmp_path: Path, change: dict, message: str):
+    path = tmp_path / "model.json"
+    save_value_model(random_model(), path)
+    data = json.loads(path.read_text()) | change
+    path.write_text(json.dumps(data))
+    with pytest.raises(NesbotError, match=message) as error:
+        load_value_model(path)
+    assert "\n" not in str(error.value)
+
+
+def test_a_model_file_that_is_no_json_is_refused(tmp_path: Path):
+    path = tmp_path / "model.json"
+    path.write_text("{")
+    with pytest.raises(NesbotError, match="is not valid JSON"):
+        load_value_model(path)
+    with pytest.raises(NesbotError, match="does not exist"):
+        load_value_model(tmp_path / "none.json")
+
+
+def test_a_non_finite_table_entry_is_refused(tmp_path: Path):
+    path = tmp_path / "model.json"
+    save_value_model(random_model(), path)
+    text = path.read_text().replace('"table": [\n', '"table": [\n  NaN,\n', 1)
+    data = json.loads(text)
+    data["table"] = data["table"][:SIZE]
+    path.write_text(json.dumps(data))
+    with pytest.raises(NesbotError, match=r"table\[0\] must be a finite number"):
+        load_value_model(path)
+
+
+def play_from_29(evaluator, pieces: int = 30) -> tuple[dict, dict]:
+    game = Game.start(LEVEL_29, 0x1234)
+    planner = build_planner(evaluator, SETTINGS)
+    result = play(planner, game, 10_000_000, 39, SETTINGS.reaction, 77, pieces)
+    return result, game.state()
+
+
+def test_a_zero_model_plays_as_the_defaults():
+    base = get_evaluator(reaction=18)
+    zero = ValueModelFile((0.0,) * SIZE, 15)
+    assert play_from_29(base) == play_from_29(with_value_model(base, zero, "zero"))
+
+
+def test_the_planner_with_a_model_plays_legal_games():
+    base = get_evaluator(reaction=18)
+    learned = with_value_model(base, random_model(scale=30.0), "random")
+    result, state = play_from_29(learned)
+    assert result["pieces"] > 0 and state["level"] >= LEVEL_29
+    # the game went on by the ROM's rules: another game than the defaults', still legal
+    assert result != play_from_29(base)[0]
+    assert learned.name.startswith(base.name + "+random@")
+    assert build_planner(learned, SETTINGS).value_model is not None
+    assert build_planner(base, SETTINGS).value_model is None
+
+
+def test_a_model_plays_at_its_own_tap_rate_only():
+    base = get_evaluator(reaction=18)
+    learned = with_value_model(base, random_model(), "random")
+    with pytest.raises(NesbotError, match="trained at 15 Hz, not 30 Hz"):
+        build_planner(learned, PlannerSettings(reaction=18))
+
+
+def test_lambda_returns():
+    rewards = np.array([0.0, 1.0, 0.0, 4.0])
+    values = np.array([9.0, 9.0, 9.0, 9.0])
+    # lambda 1: the points still to come, the last piece's after the last afterstate
+    assert lambda_returns(values, rewards, 2.0, False, 1.0).tolist() == [7.0, 6.0, 6.0, 2.0]
+    # lambda 0: one step, then the value before
+    assert lambda_returns(values, rewards, 2.0, False, 0.0).tolist() == [10.0, 9.0, 13.0, 2.0]
+    # cut short: the tail is the last afterstate's own value
+    assert lambda_returns(values, rewards, 2.0, True, 1.0)[-1] == 9.0
+
+
+CONFIG = ValueTrainingConfig(games=2, max_pieces=8, states="test", evaluator="test")
+
+
+def run(iterations: int, config: ValueTrainingConfig = CONFIG):
+    state = new_state(config)
+    for _ in range(iterations):
+        iterate(state, get_evaluator(reaction=18), start_states(3), 1)
+    return state
+
+
+def test_the_same_seed_makes_the_same_model_and_another_another():
+    first, again = run(2), run(2)
+    assert np.array_equal(first.table, again.table)
+    assert first.log == again.log
+    assert first.table.any()
+    other = run(1, replace(CONFIG, seed=2))
+    assert not np.array_equal(run(1).table, other.table)
+
+
+def test_a_resumed_run_is_one_run(tmp_path: Path):
+    """Two iterations in one run, and one, a checkpoint, and one more (the first iteration
+    fits the points to come, the second TD returns over both iterations' afterstates)."""
+    whole = run(2)
+    path = tmp_path / "checkpoint.npz"
+    save_checkpoint(run(1), path)
+    resumed = load_checkpoint(path, CONFIG)
+    iterate(resumed, get_evaluator(reaction=18), start_states(3), 1)
+    assert np.array_equal(whole.table, resumed.table)
+    assert whole.log == resumed.log
+    save_checkpoint(resumed, path)
+    again = load_checkpoint(path, CONFIG)
+    assert np.array_equal(again.table, whole.table) and again.iteration == 2
+    assert [len(f) for f in again.replay_features] == [len(f) for f in whole.replay_features]
+    with pytest.raises(NesbotError, match="differs in seed"):
+        load_checkpoint(path, replace(CONFIG, seed=5))
+
+
+def nesbot(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "nesbot", *args], capture_output=True, text=True, timeout=300
+    )
+
+
+def test_simulate_plays_with_a_model_and_refuses_a_bad_one_in_one_line(tmp_path: Path):
+    path = tmp_path / "model.json"
+    save_value_model(random_model(scale=1.0), path)
+    common = ["simulate", "--games", "1", "--level", "29", "--tap-hz", "15", "--reaction", "18"]
+    played = nesbot(*common, "--stop-level", "30", "--json", "--value-model", str(path))
+    assert played.returncode == 0, played.stderr
+    assert json.loads(played.stdout)["games"] == 1
+    path.write_text('{"format": "nesbot-value-model", "version": 1}')
+    refused = nesbot(*common, "--value-model", str(path))
+    assert refused.returncode == 2
+    assert refused.stderr.strip().count("\n") == 0 and "lacks tap_hz" in refused.stderr
