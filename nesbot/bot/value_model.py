@@ -28,6 +28,7 @@ from nesbot._core.learned import LAYOUT, SIZE, ValueModel
 from nesbot.bot.planning import TAP_RATES
 from nesbot.errors import NesbotError
 from nesbot.evaluation.evaluators import Evaluator
+from nesbot.evaluation.weights import check_keys, read_json_file
 
 FORMAT = "nesbot-value-model"
 VERSION = 1
@@ -74,26 +75,12 @@ def _number(path: Path, key: str, value: object) -> float:
 def load_value_model(path: str | os.PathLike[str]) -> ValueModelFile:
     """Read a value model file; a bad one is refused with one line naming what is wrong."""
     path = Path(path)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise NesbotError(f"value model {path} does not exist") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise NesbotError(f"cannot read value model {path}: {e}") from None
-    except json.JSONDecodeError as e:
-        raise NesbotError(
-            f"value model {path} is not valid JSON ({e.msg} at line {e.lineno})"
-        ) from None
+    data = read_json_file(path, "value model")
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise NesbotError(f"value model {path} is not a {FORMAT} file")
     if data.get("version") != VERSION:
         raise NesbotError(f"value model {path}: version {data.get('version')!r} is not {VERSION}")
-    missing = [k for k in KEYS if k not in data]
-    if missing:
-        raise NesbotError(f"value model {path} lacks {', '.join(missing)}")
-    unknown = [k for k in data if k not in KEYS]
-    if unknown:
-        raise NesbotError(f"value model {path} has unknown keys: {', '.join(unknown)}")
+    check_keys(path, "value model", data, KEYS, KEYS)
     expected = [[name, offset, list(shape)] for name, offset, shape in LAYOUT]
     if data["layout"] != expected:
         raise NesbotError(f"value model {path}: its layout is not this nesbot's tables")

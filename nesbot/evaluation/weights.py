@@ -21,7 +21,7 @@ keeps FIXED_NAMES as they are.
 import json
 import math
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -315,31 +315,45 @@ _LEVEL_SETS = ("kill_screen", "kill_screen_by_tap_hz", "fast_levels", "fast_leve
 _ALL_KEYS = (*_NUMBER_KEYS, "provenance", *_LEVEL_SETS)
 
 
+def read_json_file(path: Path, what: str) -> object:
+    """The JSON a data file holds; a file that is missing, unreadable or not JSON is refused
+    in one line naming it as `what` ("weights file", "value model")."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise NesbotError(f"{what} {path} does not exist") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise NesbotError(f"cannot read {what} {path}: {e}") from None
+    except json.JSONDecodeError as e:
+        raise NesbotError(f"{what} {path} is not valid JSON ({e.msg} at line {e.lineno})") from None
+
+
+def check_keys(
+    path: Path,
+    what: str,
+    data: Mapping[str, object],
+    required: Iterable[str],
+    allowed: Iterable[str],
+) -> None:
+    """Refuse a data file's object that lacks a required key or has one not allowed."""
+    missing = [k for k in required if k not in data]
+    if missing:
+        raise NesbotError(f"{what} {path} lacks {', '.join(missing)}")
+    allowed = set(allowed)
+    unknown = [k for k in data if k not in allowed]
+    if unknown:
+        raise NesbotError(f"{what} {path} has unknown keys: {', '.join(unknown)}")
+
+
 def load_weights(path: str | os.PathLike[str]) -> Weights:
     """Read a weights file written by save_weights (or by hand in the same layout)."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise NesbotError(f"weights file {path} does not exist") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise NesbotError(f"cannot read weights file {path}: {e}") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise NesbotError(
-            f"weights file {path} is not valid JSON ({e.msg} at line {e.lineno})"
-        ) from None
+    data = read_json_file(path, "weights file")
     if not isinstance(data, dict):
         raise NesbotError(
             f"weights file {path} must hold a JSON object, found {type(data).__name__}"
         )
-    missing = [k for k in _REQUIRED_KEYS if k not in data]
-    if missing:
-        raise NesbotError(f"weights file {path} lacks {', '.join(missing)}")
-    unknown = [k for k in data if k not in _ALL_KEYS]
-    if unknown:
-        raise NesbotError(f"weights file {path} has unknown keys: {', '.join(unknown)}")
+    check_keys(path, "weights file", data, _REQUIRED_KEYS, _ALL_KEYS)
     numbers = [(key, data[key]) for key in _NUMBER_KEYS if key in data]
     kill_screen = _level_set(path, "kill_screen", data.get("kill_screen", {}), numbers)
     by_tap_hz = _sets_by_tap_hz(path, "kill_screen_by_tap_hz", data, numbers)
