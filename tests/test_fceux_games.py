@@ -6,17 +6,15 @@ holds, in another emulator's palette."""
 
 import pytest
 from fceux import FCEUX, MISSING, XVFB_RUN, fceux_end_state
-from test_nes_frames import ram_end_state
+from test_nes_frames import end_state_as_fceux_reads
 
 from nesbot._core.pieces import PIECE_NAMES, PIECE_TYPE
 from nesbot.bot.planning import PlannerSettings
 from nesbot.bot.policy import Bot
 from nesbot.bot.session import play_game
 from nesbot.evaluation.evaluators import get_evaluator
-from nesbot.nes import ram
 from nesbot.nes.fm2 import fceux_rom_md5, write_fm2
 from nesbot.nes.menus import GameSetup, start_game
-from nesbot.nes.polls import polls_in_step
 from nesbot.rating.read_screen import read_screen
 
 pytestmark = pytest.mark.skipif(FCEUX is None or XVFB_RUN is None, reason=MISSING)
@@ -26,9 +24,7 @@ def play_and_compare(tmp_path, rom, emulator, level_menu_at, setup, reaction, st
     """Play `setup` with the bot from the level menu at step `start_after` (the boot's, if
     earlier) to step `until`, written as FCEUX frames from power-on; the end states in
     nes-py and in FCEUX, and the game's result. FCEUX's is read after its last frame's
-    logic; nes-py's too: where its last step ended before that logic (the NMI's flag still
-    set: past the pad poll, docs/steps.md), after one more step without buttons, less the
-    frame count of the next NMI if that step reached it. FCEUX's picture (tmp_path /
+    logic; nes-py's too (test_nes_frames.end_state_as_fceux_reads). FCEUX's picture (tmp_path /
     "fceux.png") is taken before its last frame runs: the end state's "shot_next" is the
     next piece its preview shows."""
     recorder = level_menu_at(start_after)
@@ -40,16 +36,7 @@ def play_and_compare(tmp_path, rom, emulator, level_menu_at, setup, reaction, st
         recorder.close()
     finally:
         emulator.observers.clear()
-    nmis_after = 0
-    if emulator.ram[ram.NMI_WAITING]:
-        counter = int(emulator.ram[ram.FRAME_COUNTER])
-        emulator.step(0)
-        nmis_after = polls_in_step(counter, int(emulator.ram[ram.FRAME_COUNTER]))
-        # One frame's logic more, not the next frame's too (which would be a frame ahead).
-        assert not (nmis_after and not emulator.ram[ram.NMI_WAITING]), "read a frame late"
-    nes_py = ram_end_state(emulator.ram)
-    # The next frame's NMI, where that step ran it too, counted a frame FCEUX has not run.
-    nes_py["frame_counter"] = (nes_py["frame_counter"] - nmis_after) & 0xFF
+    nes_py = end_state_as_fceux_reads(emulator)
     movie = tmp_path / "nesbot.nes.fm2"
     write_fm2(movie, bytes(recorder.log.frames), fceux_rom_md5(rom.data))
     fceux = fceux_end_state(movie, rom.path, screenshot=tmp_path / "fceux.png")

@@ -15,7 +15,7 @@ from nesbot.nes import ram
 from nesbot.nes.emulator import Emulator
 from nesbot.nes.fm2 import Fm2Writer, fceux_rom_md5, write_fm2
 from nesbot.nes.movie_steps import Conflict, MovieSteps
-from nesbot.nes.polls import HELD_2, NEWLY_2, FrameRecorder, _reads_of, step_stamp
+from nesbot.nes.polls import HELD_2, NEWLY_2, FrameRecorder, _reads_of, polls_in_step, step_stamp
 from nesbot.nes.replay import step_log
 
 needs_fceux = pytest.mark.skipif(FCEUX is None or XVFB_RUN is None, reason=MISSING)
@@ -50,6 +50,23 @@ def ram_end_state(memory: np.ndarray) -> dict[str, int]:
         "column": int(memory[ram.TETRIMINO_X]),
         "next": int(memory[ram.NEXT_PIECE]),
     }
+
+
+def end_state_as_fceux_reads(emulator: Emulator) -> dict[str, int]:
+    """nes-py's end state read as tests/data/fceux_end_state.lua reads FCEUX's: after the
+    last frame's logic. Where the last step ended before that logic (the NMI's flag still
+    set: past the pad poll, docs/steps.md), one more step without buttons runs it, and the
+    frame count of the next NMI, if that step reached it too, is taken back off."""
+    nmis_after = 0
+    if emulator.ram[ram.NMI_WAITING]:
+        counter = int(emulator.ram[ram.FRAME_COUNTER])
+        emulator.step(0)
+        nmis_after = polls_in_step(counter, int(emulator.ram[ram.FRAME_COUNTER]))
+        # One frame's logic more, not the next frame's too (which would be a frame ahead).
+        assert not (nmis_after and not emulator.ram[ram.NMI_WAITING]), "read a frame late"
+    state = ram_end_state(emulator.ram)
+    state["frame_counter"] = (state["frame_counter"] - nmis_after) & 0xFF
+    return state
 
 
 def record(rom_path: Path, pads: bytes, movie: Path) -> dict[str, int]:

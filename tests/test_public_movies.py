@@ -20,14 +20,13 @@ from pathlib import Path
 import pytest
 from fceux import FCEUX, MISSING, XVFB_RUN, fceux_run
 from public_data import ROOT, public_folder
-from test_nes_frames import ram_end_state
+from test_nes_frames import end_state_as_fceux_reads, ram_end_state
 
 from nesbot._core.pieces import PIECE_NAMES, PIECE_TYPE
 from nesbot.cli import main
 from nesbot.nes import ram
 from nesbot.nes.emulator import Emulator
 from nesbot.nes.fm2 import read_fm2
-from nesbot.nes.polls import polls_in_step
 from nesbot.nes.replay import log_steps, step_log
 
 # slow: whole movies, 416,000 frames in all, each in FCEUX and on nes-py; started first.
@@ -78,8 +77,8 @@ class NesPyReplay:
 
 
 def replay_on_nes_py(movie: Path, rom_path: Path) -> NesPyReplay:
-    """Every frame of the movie on nes-py, going on past conflicts and top-outs. The end
-    state is read as tests/test_fceux_games.py reads it: once the last frame's logic ran."""
+    """Every frame of the movie on nes-py, going on past conflicts and top-outs, its end
+    state read as FCEUX's is."""
     conflicts: list[int] = []
     plan = log_steps(read_fm2(movie), lambda conflict: conflicts.append(conflict.frame))
     topped_out = None
@@ -87,13 +86,7 @@ def replay_on_nes_py(movie: Path, rom_path: Path) -> NesPyReplay:
         for _ in step_log(emu, plan):
             if topped_out is None and emu.ram[ram.PLAY_STATE] == ram.PLAY_TOPPED_OUT:
                 topped_out = ram_end_state(emu.ram)
-        after = 0
-        if emu.ram[ram.NMI_WAITING]:
-            counter = int(emu.ram[ram.FRAME_COUNTER])
-            emu.step(0)
-            after = polls_in_step(counter, int(emu.ram[ram.FRAME_COUNTER]))
-        end = ram_end_state(emu.ram)
-        end["frame_counter"] = (end["frame_counter"] - after) & 0xFF
+        end = end_state_as_fceux_reads(emu)
     return NesPyReplay(conflicts, topped_out or end, end)
 
 
