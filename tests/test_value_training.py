@@ -18,10 +18,13 @@ from nesbot.bot.value_model import (
     ValueModelFile,
     load_value_model,
     save_value_model,
+    value_model_for,
     with_value_model,
+    without_value_model,
 )
 from nesbot.errors import NesbotError
 from nesbot.evaluation.evaluators import get_evaluator
+from nesbot.lab.game_runs import GameSpec, run_identity
 from nesbot.lab.value_training import (
     ValueTrainingConfig,
     iterate,
@@ -113,14 +116,14 @@ def play_from_29(evaluator, pieces: int = 30) -> tuple[dict, dict]:
     return result, game.state()
 
 
-def test_a_zero_model_plays_as_the_defaults():
-    base = get_evaluator(reaction=18)
+def test_a_zero_model_plays_as_the_evaluation_alone():
+    base = without_value_model(get_evaluator(reaction=18))
     zero = ValueModelFile((0.0,) * SIZE, 15)
     assert play_from_29(base) == play_from_29(with_value_model(base, zero, "zero"))
 
 
 def test_the_planner_with_a_model_plays_legal_games():
-    base = get_evaluator(reaction=18)
+    base = without_value_model(get_evaluator(reaction=18))
     learned = with_value_model(base, random_model(scale=30.0), "random")
     result, state = play_from_29(learned)
     assert result["pieces"] > 0 and state["level"] >= LEVEL_29
@@ -129,6 +132,33 @@ def test_the_planner_with_a_model_plays_legal_games():
     assert learned.name.startswith(base.name + "+random@")
     assert build_planner(learned, SETTINGS).value_model is not None
     assert build_planner(base, SETTINGS).value_model is None
+
+
+def test_the_default_evaluator_plays_its_shipped_model_at_15_hz_alone():
+    default = get_evaluator(reaction=18)
+    shipped = value_model_for(default, 15)
+    assert shipped is not None and shipped.tap_hz == 15 and shipped.from_level == LEVEL_29
+    assert "scripts/learned/train_value.py --tap-hz 15" in shipped.provenance["command"]
+    assert build_planner(default, SETTINGS).value_model is not None
+    for tap_hz in (30, 20, 12):
+        assert value_model_for(default, tap_hz) is None
+        assert build_planner(default, replace(SETTINGS, tap_hz=tap_hz)).value_model is None
+    given = with_value_model(default, random_model(), "random")
+    assert value_model_for(given, 15) == random_model()  # a model given wins over its own
+    assert value_model_for(without_value_model(given), 15) is None
+    assert play_from_29(default) == play_from_29(with_value_model(default, shipped, "same"))
+
+
+def test_a_run_with_a_model_is_another_run_than_without():
+    def identity(evaluator):
+        return run_identity(GameSpec(evaluator, SETTINGS, 29, 1, 0, 39))
+
+    base = without_value_model(get_evaluator(reaction=18))
+    plain = identity(base)
+    assert "value_model" not in plain["evaluator"]  # as games saved before models were
+    learned = identity(with_value_model(base, random_model(), "random"))
+    assert learned["evaluator"]["value_model"] == random_model().identity()
+    assert identity(get_evaluator(reaction=18)) != plain
 
 
 def test_a_model_plays_at_its_own_tap_rate_only():
@@ -199,6 +229,9 @@ def test_simulate_plays_with_a_model_and_refuses_a_bad_one_in_one_line(tmp_path:
     played = nesbot(*common, "--stop-level", "30", "--json", "--value-model", str(path))
     assert played.returncode == 0, played.stderr
     assert json.loads(played.stdout)["games"] == 1
+    off = nesbot(*common, "--stop-level", "30", "--json", "--value-model", "off")
+    assert off.returncode == 0, off.stderr
+    assert json.loads(off.stdout)["games"] == 1
     path.write_text('{"format": "nesbot-value-model", "version": 1}')
     refused = nesbot(*common, "--value-model", str(path))
     assert refused.returncode == 2

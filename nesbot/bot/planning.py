@@ -204,7 +204,8 @@ def build_planner(
     player's move, which `nesbot rate` searches). `plain_first`: the current piece's
     placements too come from plain paths only (the cheap policy of rate's playouts).
     An evaluator with kill-screen sets for slower taps plays the settings' tap rate's; one
-    with a value model (nesbot.bot.value_model.LearnedEvaluator) re-ranks by it."""
+    with a value model at that rate (nesbot.bot.value_model.value_model_for) re-ranks by
+    it."""
     if hasattr(evaluator, "at_tap_hz"):
         evaluator = evaluator.at_tap_hz(settings.tap_hz)
     planner = Planner(
@@ -227,7 +228,10 @@ def build_planner(
     planner.kill_third_branch2 = settings.kill_screen_third_branch2
     planner.next_width = settings.next_width
     planner.reaction = settings.reaction
-    learned = getattr(evaluator, "value_model", None)  # a LearnedEvaluator's (value_model.py)
+    # Imported here: value_model.py reads this module's tap rates.
+    from nesbot.bot.value_model import value_model_for
+
+    learned = value_model_for(evaluator, settings.tap_hz)
     if learned is not None:
         if learned.tap_hz != settings.tap_hz:
             raise NesbotError(

@@ -12,13 +12,18 @@ one runs no code):
 `scale` is what a thousand points of value are worth in the evaluation's units: from
 `from_level` on the planner subtracts scale x value from each of its best candidates'
 values before it chooses (Planner.value_model). A model is trained at one tap rate
-(scripts/learned/train_value.py) and plays at that rate only.
+(scripts/learned/train_value.py) and plays at that rate only. An evaluator may ship models
+for its kill screen (Evaluator.value_models_by_tap_hz, files in nesbot/data/): the bot
+plays its tap rate's unless it is given another (with_value_model) or none
+(without_value_model).
 """
 
+import hashlib
 import json
 import math
 import os
 from dataclasses import dataclass, field, replace
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +33,7 @@ from nesbot._core.learned import LAYOUT, SIZE, ValueModel
 from nesbot.bot.planning import TAP_RATES
 from nesbot.errors import NesbotError
 from nesbot.evaluation.evaluators import Evaluator
-from nesbot.evaluation.weights import check_keys, read_json_file
+from nesbot.evaluation.weights import DATA_DIR, check_keys, read_json_file
 
 FORMAT = "nesbot-value-model"
 VERSION = 1
@@ -48,6 +53,11 @@ class ValueModelFile:
     def model(self) -> ValueModel:
         """The core's model, for Planner.value_model."""
         return ValueModel(np.array(self.table), self.from_level, self.scale)
+
+    def identity(self) -> dict[str, Any]:
+        """What games played with it depend on (a run's identity, nesbot.lab.game_runs)."""
+        table = hashlib.sha256(json.dumps(list(self.table)).encode()).hexdigest()
+        return {"table_sha256": table, "from_level": self.from_level, "scale": self.scale}
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -126,3 +136,27 @@ def with_value_model(
     fields = {name: getattr(evaluator, name) for name in evaluator.__dataclass_fields__}
     fields["name"] = f"{evaluator.name}+{label}@{model.scale:g}"
     return LearnedEvaluator(**fields, value_model=model)
+
+
+def without_value_model(evaluator: Evaluator) -> Evaluator:
+    """`evaluator` with no learned value at any tap rate (`--value-model off`)."""
+    fields = {name: getattr(evaluator, name) for name in Evaluator.__dataclass_fields__}
+    if isinstance(evaluator, LearnedEvaluator) or evaluator.value_models_by_tap_hz:
+        fields["name"] = f"{evaluator.name}+no-value"
+    return Evaluator(**fields | {"value_models_by_tap_hz": {}})
+
+
+@cache
+def _shipped(name: str) -> ValueModelFile:
+    return load_value_model(DATA_DIR / name)
+
+
+def value_model_for(evaluator: object, tap_hz: int) -> ValueModelFile | None:
+    """The value model a bot playing `evaluator` (anything build_planner takes) at `tap_hz`
+    re-ranks its kill screen by: the one it was given, else the one it ships for that tap
+    rate, else none."""
+    given = getattr(evaluator, "value_model", None)
+    if given is not None:
+        return given
+    name = getattr(evaluator, "value_models_by_tap_hz", {}).get(tap_hz)
+    return _shipped(name) if name else None

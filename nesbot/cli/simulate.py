@@ -38,8 +38,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--value-model",
         metavar="FILE.json",
-        help="re-rank the kill screen's best placements by a learned value (off by default; "
-        "scripts/learned/train_value.py trains one, at its tap rate)",
+        help="re-rank the kill screen's best placements by this learned value, or 'off' for "
+        "none (default: the evaluator's own at the tap rate, if it ships one: "
+        "nesbot-rightwell-tall's at 15 Hz; scripts/learned/train_value.py trains one)",
     )
     parser.add_argument("--same-pieces", action="store_true", help=SAME_PIECES_HELP)
     parser.add_argument(
@@ -60,10 +61,13 @@ def run(args: argparse.Namespace) -> int:
     if args.value_model:
         from pathlib import Path
 
-        from nesbot.bot.value_model import load_value_model, with_value_model
+        from nesbot.bot.value_model import load_value_model, with_value_model, without_value_model
 
-        model = load_value_model(args.value_model)
-        evaluator = with_value_model(evaluator, model, Path(args.value_model).stem)
+        if args.value_model == "off":
+            evaluator = without_value_model(evaluator)
+        else:
+            model = load_value_model(args.value_model)
+            evaluator = with_value_model(evaluator, model, Path(args.value_model).stem)
     if args.plot:
         require_matplotlib()
         check_writable(args.plot, "plot")

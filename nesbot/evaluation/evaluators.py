@@ -47,6 +47,9 @@ class Evaluator(LevelSets):
     fast_levels: dict[str, float] = field(default_factory=dict, hash=False)
     # Fast_levels sets for slower taps (Weights.fast_levels_by_tap_hz).
     fast_levels_by_tap_hz: dict[int, dict[str, float]] = field(default_factory=dict, hash=False)
+    # Learned values shipped for this evaluator's kill screen, by tap rate: file names in
+    # nesbot/data/ (nesbot.bot.value_model.value_model_for reads the bot's own).
+    value_models_by_tap_hz: dict[int, str] = field(default_factory=dict, hash=False)
 
     def __post_init__(self) -> None:
         unknown = sorted(set(self.weights) - set(ALL_FEATURE_NAMES))
@@ -195,6 +198,12 @@ EVALUATORS |= {
 # much: more points before level 29 in both formats (docs/strength-log.md, "A set of its own
 # for levels 19-28").
 DEFAULT_EVALUATOR = "nesbot-rightwell-tall"
+# At 15 Hz its kill-screen choices are re-ranked by a value learned from its own games
+# there (TD(lambda), scripts/learned/train_value.py): more games to level 39 on fresh seeds
+# (docs/strength-log.md, "A learned value for the kill screen").
+EVALUATORS[DEFAULT_EVALUATOR] = replace(
+    EVALUATORS[DEFAULT_EVALUATOR], value_models_by_tap_hz={15: "value_15hz.json"}
+)
 # What `nesbot train` starts from: weights in the form it trains, made for the format.
 TRAINED_EVALUATOR = "nesbot-trained"  # trained at level 19, the next piece used at once
 REACTION_TRAINED_EVALUATOR = "nesbot-reaction18"  # trained at level 18 with --reaction 18

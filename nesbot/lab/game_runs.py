@@ -24,6 +24,7 @@ from nesbot._core.pieces import KILL_SCREEN_LEVEL
 from nesbot._core.planner import Planner
 from nesbot._core.whole_games import nes_rng, play
 from nesbot.bot.planning import DEFAULT_SETTINGS, PlannerSettings, build_planner
+from nesbot.bot.value_model import value_model_for
 from nesbot.errors import NesbotError
 from nesbot.evaluation.evaluators import Evaluator
 from nesbot.lab.saved_games import SavedGames
@@ -120,6 +121,8 @@ def ray_runner(address: str, workers: int) -> Callable[..., list[dict]]:
 def run_identity(spec: GameSpec) -> dict[str, Any]:
     """What a run's games depend on but their index (SavedGames keeps it with them)."""
     evaluator = spec.evaluator.at_tap_hz(spec.settings.tap_hz)  # the set its planner plays
+    model = value_model_for(spec.evaluator, spec.settings.tap_hz)
+    learned = {"value_model": model.identity()} if model else {}  # none: as saved before
     # Through JSON and back: it is compared with what a file read back holds (lists, not
     # tuples).
     return json.loads(
@@ -135,7 +138,8 @@ def run_identity(spec: GameSpec) -> dict[str, Any]:
                     "kill_screen_safe_stack_height": evaluator.kill_screen_safe_stack_height,
                     "kill_screen_from_level": evaluator.kill_screen_from_level,
                 }
-                | fast_levels_identity(evaluator),
+                | fast_levels_identity(evaluator)
+                | learned,
                 "settings": asdict(spec.settings),
                 "level": spec.level,
                 "seed": spec.seed,

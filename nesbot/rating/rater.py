@@ -169,6 +169,11 @@ class Rater:
     """Rates placements under one RatingSettings (its planners and searcher are reused)."""
 
     def __init__(self, settings: RatingSettings) -> None:
+        # Points lost are the evaluation's: no learned value re-ranks the kill screen here
+        # (the one shipped was learned from the bot's own games, not a person's).
+        settings = replace(
+            settings, evaluator=replace(settings.evaluator, value_models_by_tap_hz={})
+        )
         self.settings = settings
         planner_settings = settings.planner
         # The best placement among those reachable without soft drop: Down adds only

@@ -31,6 +31,7 @@ def main() -> None:
     parser.add_argument("--evaluator", default="nesbot-rightwell-tall")
     parser.add_argument("--cache", type=Path, default=Path("results/learned/states"))
     args = parser.parse_args()
+    # A shipped value model acts from level 29 on: the states reaching it are the same.
     base = get_evaluator(args.evaluator, reaction=REACTION)
     settings = PlannerSettings(reaction=REACTION, tap_hz=args.tap_hz)
     final = states_path(args.cache, base, args.tap_hz, args.seed, args.games, KILL_SCREEN_LEVEL)

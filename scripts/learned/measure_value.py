@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).parents[1] / "strength"))
 from from_level_29 import REACTION, play_on
 
 from nesbot.bot.planning import PlannerSettings
-from nesbot.bot.value_model import load_value_model, with_value_model
+from nesbot.bot.value_model import load_value_model, with_value_model, without_value_model
 from nesbot.evaluation.evaluators import Evaluator, get_evaluator
 
 
@@ -60,7 +60,8 @@ def main() -> None:
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     settings = PlannerSettings(reaction=REACTION, tap_hz=args.tap_hz)
-    base = get_evaluator(args.evaluator, reaction=REACTION)
+    # The evaluation alone, whatever model the evaluator ships: the row all others pair with.
+    base = without_value_model(get_evaluator(args.evaluator, reaction=REACTION))
     states = json.loads(args.states.read_text())
     tag = f"{args.tap_hz}hz-{args.seed}"
     rows = {f"defaults-{tag}": base}

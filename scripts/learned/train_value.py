@@ -21,7 +21,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from nesbot._core.pieces import KILL_SCREEN_LEVEL
-from nesbot.bot.value_model import ValueModelFile, save_value_model
+from nesbot.bot.value_model import ValueModelFile, save_value_model, without_value_model
 from nesbot.errors import NesbotError
 from nesbot.evaluation.evaluators import get_evaluator
 from nesbot.lab.value_training import (
@@ -83,7 +83,8 @@ def main() -> int:
             args.states.name,
             args.evaluator,
         )
-        evaluator = get_evaluator(args.evaluator, reaction=args.reaction)
+        # The policy is the evaluation and the model being trained, not a shipped one.
+        evaluator = without_value_model(get_evaluator(args.evaluator, reaction=args.reaction))
         if args.resume:
             state = load_checkpoint(args.checkpoint, config)
         elif args.checkpoint.exists():
