@@ -292,6 +292,15 @@ def test_a_recorded_video_reports_as_its_json(chromium, recorded, tmp_path):  # 
     check_report_against_json(chromium, report, printed)
 
 
+def test_a_real_capture_reports_as_its_json(chromium, rom_path, tmp_path):
+    """nestris.org's OCR test case: a console's game captured to a .mov (10 placements)."""
+    capture = public_folder("captures") / "nestrisorg_ocr_testcase_Case1_TETRISGYM_MODROM.mov"
+    report = tmp_path / "r.html"
+    printed = _rate_with_report(capture, report)
+    assert len(printed["placements"]) == 10
+    check_report_against_json(chromium, report, printed)
+
+
 def test_a_mistake_shows_the_videos_frame_where_it_locked(
     chromium,
     recorded,  # noqa: F811
@@ -310,9 +319,11 @@ def test_a_mistake_shows_the_videos_frame_where_it_locked(
     game = replace(game, ratings=[blunder, *game.ratings[1:]])
     stills = video_stills(game)
     assert list(stills) == [first.number]
-    jpeg = base64.b64decode(stills[first.number].removeprefix("data:image/jpeg;base64,"))
+    kind, _, encoded = stills[first.number].partition(";base64,")
+    assert kind in ("data:image/png", "data:image/jpeg")
+    picture = base64.b64decode(encoded)
     still = cv2.cvtColor(
-        cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR), cv2.COLOR_BGR2RGB
+        cv2.imdecode(np.frombuffer(picture, np.uint8), cv2.IMREAD_COLOR), cv2.COLOR_BGR2RGB
     )
 
     def unlike(index: int) -> float:

@@ -5,7 +5,7 @@ The page holds the rating as JSON and draws each placement's board from it in th
 NES colours (nes_colours), so a 500-placement game is a few hundred kilobytes, not 500
 pictures. A game read from a video (or a log rated with --video, which replays it once
 more) also holds, for each of its costliest mistakes and blunders, the game's picture where
-the piece locked (a JPEG, 256 pixels wide).
+the piece locked (256 pixels wide).
 """
 
 import base64
@@ -28,8 +28,9 @@ if TYPE_CHECKING:
     from nesbot.nes.emulator import Emulator  # nes-py: only a log's replay gives stills
 
 STILL_GRADES = ("mistake", "blunder")  # the placements a video's frame is kept for
-STILLS_KEPT = 40  # the costliest of them: 40 stills are about 0.6 MB of the page
+STILLS_KEPT = 40  # the costliest of them: at most about 1.1 MB of the page
 STILL_WIDTH = 256  # pixels: the NES picture's own width
+JPEG_QUALITY = 80  # a capture's still at half the bytes of OpenCV's default 95, as sharp
 DATA_MARK = "/*RATING*/null"  # where the page's template takes the JSON
 
 
@@ -100,20 +101,33 @@ def still_steps(game: GameRating) -> dict[int, int]:
 
 
 def still_url(picture: np.ndarray) -> str:
-    """An RGB picture as a JPEG data URL, STILL_WIDTH pixels wide."""
+    """An RGB picture, STILL_WIDTH pixels wide, as a data URL: a PNG or a JPEG, whichever is
+    smaller (an emulator's flat colours make a PNG of about 5 kB, a capture's noise a JPEG
+    of about 20)."""
     import cv2  # OpenCV: only a report with stills needs it
 
     height = round(picture.shape[0] * STILL_WIDTH / picture.shape[1])
-    small = cv2.resize(picture, (STILL_WIDTH, height), interpolation=cv2.INTER_AREA)
-    ok, jpeg = cv2.imencode(".jpg", cv2.cvtColor(small, cv2.COLOR_RGB2BGR))
-    if not ok:
-        raise NesbotError("cannot encode a still of the game as JPEG")
-    return "data:image/jpeg;base64," + base64.b64encode(jpeg.tobytes()).decode()
+    small = cv2.cvtColor(
+        cv2.resize(picture, (STILL_WIDTH, height), interpolation=cv2.INTER_AREA),
+        cv2.COLOR_RGB2BGR,
+    )
+    encoded: list[tuple[int, str, bytes]] = []
+    for kind, options in (
+        ("png", [cv2.IMWRITE_PNG_COMPRESSION, 9]),
+        ("jpeg", [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY]),
+    ):
+        ok, picture_file = cv2.imencode(f".{kind}", small, options)
+        if ok:
+            encoded.append((len(picture_file), kind, picture_file.tobytes()))
+    if not encoded:
+        raise NesbotError("cannot encode a still of the game")
+    _size, kind, smallest = min(encoded)
+    return f"data:image/{kind};base64," + base64.b64encode(smallest).decode()
 
 
 def video_stills(game: GameRating) -> dict[int, str]:
     """For a game read from a video, its frame where each placement of still_steps locked,
-    as JPEG data URLs."""
+    as data URLs."""
     if game.video is None:
         return {}
     from nesbot.show.video import read_frames
@@ -125,7 +139,7 @@ def video_stills(game: GameRating) -> dict[int, str]:
 
 class ReplayStills:
     """An emulator observer for a log's replay: the screen where each placement of
-    still_steps locked (nesbot rate LOG.fm2 --video --report), as JPEG data URLs."""
+    still_steps locked (nesbot rate LOG.fm2 --video --report), as data URLs."""
 
     def __init__(self, game: GameRating) -> None:
         self._numbers = {step: number for number, step in still_steps(game).items()}
