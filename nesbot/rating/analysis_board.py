@@ -13,16 +13,16 @@ import json
 import os
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
 from nesbot.bot.explain import spawn_orientation
 from nesbot.errors import NesbotError
-from nesbot.rating.game import GameRating
 from nesbot.rating.grades import GRADES
 from nesbot.rating.nes_colours import LEVEL_COLOURS, PIECE_TILE, WHITE, piece_cells, tiled_boards
 from nesbot.rating.rater import PieceRating, describe_place
+from nesbot.rating.speed import PlayerSpeed
 
 if TYPE_CHECKING:
     from nesbot.nes.emulator import Emulator  # nes-py: only a log's replay gives stills
@@ -32,6 +32,23 @@ STILLS_KEPT = 40  # the costliest of them: at most about 1.1 MB of the page
 STILL_WIDTH = 256  # pixels: the NES picture's own width
 JPEG_QUALITY = 80  # a capture's still at half the bytes of OpenCV's default 95, as sharp
 DATA_MARK = "/*RATING*/null"  # where the page's template takes the JSON
+
+
+class RatedGame(Protocol):
+    """What the page is made of: a nesbot.rating.game.GameRating (whose write_report calls
+    write_report here; named by what it has, so that this module need not import that)."""
+
+    @property
+    def ratings(self) -> list[PieceRating]: ...
+    @property
+    def speed(self) -> PlayerSpeed: ...
+    @property
+    def measured(self) -> bool: ...
+    @property
+    def spawns(self) -> dict[int, int]: ...
+    @property
+    def video(self) -> str | None: ...
+    def summary(self) -> dict: ...
 
 
 def _cells(place: tuple[int, int, int] | None) -> list[int] | None:
@@ -62,7 +79,7 @@ def _placement(rating: PieceRating, board: str) -> dict:
     }
 
 
-def report_data(game: GameRating, title: str, stills: dict[int, str] | None = None) -> dict:
+def report_data(game: RatedGame, title: str, stills: dict[int, str] | None = None) -> dict:
     """What the page draws: every placement (its board as tiles), the summary, the player's
     speed, the colours, and `stills` (placement number: a picture's data URL)."""
     boards = tiled_boards(game.ratings)
@@ -80,7 +97,7 @@ def report_data(game: GameRating, title: str, stills: dict[int, str] | None = No
     }
 
 
-def report_html(game: GameRating, title: str, stills: dict[int, str] | None = None) -> str:
+def report_html(game: RatedGame, title: str, stills: dict[int, str] | None = None) -> str:
     """The page, the rating's JSON inside it."""
     template = resources.files("nesbot.rating").joinpath("report_page.html").read_text("utf-8")
     # "</" would end the script element the JSON sits in; JSON reads "<\/" as "</".
@@ -88,7 +105,7 @@ def report_html(game: GameRating, title: str, stills: dict[int, str] | None = No
     return template.replace(DATA_MARK, data.replace("</", "<\\/"))
 
 
-def still_steps(game: GameRating) -> dict[int, int]:
+def still_steps(game: RatedGame) -> dict[int, int]:
     """The placements a still is kept for (the STILLS_KEPT costliest mistakes and blunders)
     and the step where each locked: the next piece's spawn (a video's frame, for a game
     read from one)."""
@@ -125,7 +142,7 @@ def still_url(picture: np.ndarray) -> str:
     return f"data:image/{kind};base64," + base64.b64encode(smallest).decode()
 
 
-def video_stills(game: GameRating) -> dict[int, str]:
+def video_stills(game: RatedGame) -> dict[int, str]:
     """For a game read from a video, its frame where each placement of still_steps locked,
     as data URLs."""
     if game.video is None:
@@ -141,7 +158,7 @@ class ReplayStills:
     """An emulator observer for a log's replay: the screen where each placement of
     still_steps locked (nesbot rate LOG.fm2 --video --report), as data URLs."""
 
-    def __init__(self, game: GameRating) -> None:
+    def __init__(self, game: RatedGame) -> None:
         self._numbers = {step: number for number, step in still_steps(game).items()}
         self.stills: dict[int, str] = {}
 
@@ -152,7 +169,7 @@ class ReplayStills:
 
 
 def write_report(
-    game: GameRating,
+    game: RatedGame,
     path: str | os.PathLike[str],
     title: str | None = None,
     stills: dict[int, str] | None = None,
