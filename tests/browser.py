@@ -138,6 +138,11 @@ class Chromium:
                 "Input.dispatchKeyEvent", type=kind, key=key, code=key, windowsVirtualKeyCode=code
             )
 
+    def click(self, x: float, y: float) -> None:
+        """A left click at (x, y), CSS pixels from the page's top left."""
+        for kind in ("mousePressed", "mouseReleased"):
+            self.call("Input.dispatchMouseEvent", type=kind, x=x, y=y, button="left", clickCount=1)
+
     def screenshot(self, x: float, y: float, width: float, height: float) -> np.ndarray:
         """The page's pixels in a rectangle (CSS pixels, one pixel each), as RGB."""
         shot = self.call(

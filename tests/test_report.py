@@ -192,6 +192,18 @@ def check_report_against_json(browser: Chromium, report: Path, printed: dict) ->
             )
         )
     assert seen == [[p["number"], f"#{p['number']}", p["grade"]] for p in placements]
+    # A click on the graph opens the placement of the bar under it: the middle one's.
+    middle = len(placements) // 2
+    browser.evaluate("document.getElementById('graph').scrollIntoView()")
+    graph = browser.evaluate(
+        "(() => { const r = document.getElementById('graph').getBoundingClientRect();"
+        " return [r.left, r.top, r.width, r.height]; })()"
+    )
+    left, top, width, height = graph
+    browser.click(left + (middle + 0.5) * width / len(placements), top + height / 2)
+    assert (
+        browser.evaluate("Number(document.body.dataset.placement)") == placements[middle]["number"]
+    )
     # A link to a placement opens it: the one with the fullest board.
     chosen = max(placements, key=lambda p: "".join(p["board"]).count("#"))
     browser.open(file_url(report, str(chosen["number"])))
