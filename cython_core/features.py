@@ -18,11 +18,12 @@ from typing import NamedTuple
 
 class Feature(NamedTuple):
     name: str  # the Python name and weights-file key; the C slot is F_<NAME upper-cased>
-    # What a player would say of a board that scores worse on it (nesbot rate's reasons):
-    # worded for the direction the weights penalise (more holes, less of a surface value).
+    # What a player would say of a board that has more of it (less, for the features whose
+    # `says_less` is set) than the best placement's board: nesbot rate's reasons.
     says: str
     group: str  # one of GROUPS
     about: str  # what it counts
+    says_less: bool = False  # `says` is of a board with less of it: a surface value, say
 
 
 # Each group, in slot order, with the C count that closes it (the slot after its last).
@@ -42,6 +43,7 @@ FEATURES: tuple[Feature, ...] = (
         "cleared fewer lines",
         "meatfighter",
         "rows cleared by both pieces (the caller's)",
+        says_less=True,
     ),
     Feature(
         "total_lock_height",
@@ -78,7 +80,7 @@ FEATURES: tuple[Feature, ...] = (
     ),
     Feature(
         "min_column_hole_depth",
-        "a hole near the surface",
+        "holes buried deeper",
         "meatfighter",
         "smallest hole depth; 20 when there are no holes",
     ),
@@ -174,6 +176,7 @@ FEATURES: tuple[Feature, ...] = (
         "not ready for a Tetris",
         "nes",
         "1 when the 4 rows above the lowest column (the rightmost lowest) are full but for it",
+        says_less=True,
     ),
     Feature(
         "burned_lines",
@@ -201,6 +204,7 @@ FEATURES: tuple[Feature, ...] = (
         "nes",
         "the surface table's value of columns 0-8's top (the clean placements it leaves); "
         "higher is better",
+        says_less=True,
     ),
     Feature(
         "burns_needed",
@@ -249,12 +253,14 @@ FEATURES: tuple[Feature, ...] = (
         "well",
         "column 0 above the stack (clean under it): room for what does not fit the middle; "
         "higher is better",
+        says_less=True,
     ),
     Feature(
         "well_tetris_ready",
         "not ready for a Tetris",
         "well",
         "1 when the 4 rows above column 9's top are full but it",
+        says_less=True,
     ),
     Feature(
         "stack_height_over",
@@ -288,9 +294,12 @@ FEATURES: tuple[Feature, ...] = (
 )
 
 
-# The evaluator's one term that is no feature (value_terms.evaluate_trace), in a player's words.
+# The evaluator's one term that is no feature (value_terms.evaluate_trace), in a player's
+# words, and every term's words with whether they say less of it (Feature.says_less).
 CEILING_TERM = ("ceiling_penalty", "close to the top")
-PLAIN_WORDS: dict[str, str] = {f.name: f.says for f in FEATURES} | dict([CEILING_TERM])
+PLAIN_WORDS: dict[str, tuple[str, bool]] = {f.name: (f.says, f.says_less) for f in FEATURES} | {
+    CEILING_TERM[0]: (CEILING_TERM[1], False)
+}
 
 
 def names_in(group: str) -> tuple[str, ...]:

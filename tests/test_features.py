@@ -38,8 +38,8 @@ def test_every_term_of_the_evaluator_has_a_players_words():
     trace = evaluate_trace([0] * 18 + [0x001, 0x1FF], 1, 3, [1.0] * len(ALL_FEATURE_NAMES))
     assert {name for name, *_ in trace} - {"total"} <= set(PLAIN_WORDS)
     for feature in FEATURES:
-        assert feature.says == PLAIN_WORDS[feature.name]
-    for words in PLAIN_WORDS.values():
+        assert PLAIN_WORDS[feature.name] == (feature.says, feature.says_less)
+    for words, _says_less in PLAIN_WORDS.values():
         assert 0 < len(words) <= 40 and "_" not in words and words == words.strip()
 
 

@@ -39,7 +39,13 @@ from nesbot.rating.positions import (
     logged_pieces,
     placement_between,
 )
-from nesbot.rating.rater import Rater, RatingSettings, describe_place, worse_factors
+from nesbot.rating.rater import (
+    Rater,
+    RatingSettings,
+    describe_place,
+    plain_reasons,
+    worse_factors,
+)
 from nesbot.rating.speed import measure_speed, miss_chance
 from nesbot.show.overlay import Renderer
 from nesbot.show.video import probe_video
@@ -547,6 +553,15 @@ def test_a_blunder_is_played_out_again_by_the_bot_as_it_plays():
         rater.playout_planner, position, player, rating.best, rater.playout_seeds(1), 16
     )
     assert -cheap.gap > 500_000 and rating.points_lost < 0.5 * -cheap.gap
+
+
+def test_reasons_say_only_what_the_board_shows():
+    """A term's words are said when its value went their way; a weight of the uncommon
+    sign (nesbot-trained weighs a lower stack worse) leaves its term unsaid."""
+    assert plain_reasons(("total_column_heights 12 vs 10",)) == ("a higher stack",)
+    assert plain_reasons(("total_column_heights 10 vs 12",)) == ()
+    assert plain_reasons(("surface_value 3 vs 5",)) == ("a surface fewer pieces fit",)
+    assert plain_reasons(("surface_value 5 vs 3", "stack_holes 1 vs 0")) == ("made a hole",)
 
 
 def test_worse_factors_weigh_as_the_planner_of_the_settings_does():

@@ -104,7 +104,7 @@ class PieceRating:
     @property
     def reasons(self) -> tuple[str, ...]:
         """Why the placement lost points, in a player's words (the feature table's), largest
-        first: `factors` said plainly, a phrase two terms share said once."""
+        first: `factors` said plainly (plain_reasons), a phrase two terms share said once."""
         return plain_reasons(self.factors)
 
     def to_json(self) -> dict:
@@ -137,8 +137,16 @@ def board_text(rows: tuple[int, ...]) -> list[str]:
 
 
 def plain_reasons(factors: tuple[str, ...]) -> tuple[str, ...]:
-    """worse_factors' terms ("stack_holes 1 vs 0") in the words of the feature table."""
-    return tuple(dict.fromkeys(PLAIN_WORDS[factor.split()[0]] for factor in factors))
+    """worse_factors' terms ("stack_holes 1 vs 0") in the words of the feature table. A
+    term whose value went the other way than its words say (a weight of the uncommon sign:
+    nesbot-trained weighs a lower stack worse) is left out: its words would be untrue."""
+    said = []
+    for factor in factors:
+        name, mine, _vs, theirs = factor.split()
+        words, says_less = PLAIN_WORDS[name]
+        if float(mine) == float(theirs) or (float(mine) < float(theirs)) == says_less:
+            said.append(words)
+    return tuple(dict.fromkeys(said))
 
 
 def _place_json(place: Place) -> dict:
