@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 STILL_GRADES = ("mistake", "blunder")  # the placements a video's frame is kept for
 STILLS_KEPT = 40  # the costliest of them: at most about 1.1 MB of the page
 STILL_WIDTH = 256  # pixels: the NES picture's own width
-JPEG_QUALITY = 80  # a capture's still at half the bytes of OpenCV's default 95, as sharp
+JPEG_QUALITY = 80  # a capture's still in about 60% of the bytes of OpenCV's default, 95
 DATA_MARK = "/*RATING*/null"  # where the page's template takes the JSON
 
 
@@ -73,7 +73,6 @@ def _placement(rating: PieceRating, board: str) -> dict:
         "playerText": describe_place(rating.player),
         "best": _cells(rating.best),
         "bestText": describe_place(rating.best) if rating.best is not None else None,
-        "heading": _cells(rating.heading),
         "headingText": describe_place(rating.heading) if rating.heading is not None else None,
         "misdropLost": None if rating.misdrop_points is None else round(rating.misdrop_points),
     }
