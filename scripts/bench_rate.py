@@ -5,7 +5,9 @@ The game is recorded first, as a person's FCEUX log would be: from power-on, the
 passed as soon as they allow (no wait for nes-py's aligned steps), played by an evaluator
 weaker than nesbot's at a human tap rate, so that many placements differ from the best.
 
-    .venv/bin/python scripts/bench_rate.py --pieces 500 --workers 2
+    .venv/bin/python scripts/bench_rate.py --pieces 500 --workers 2 [--report r.html]
+
+With --report it also writes the analysis board and prints its time and size.
 """
 
 import argparse
@@ -65,6 +67,7 @@ def main() -> None:
     parser.add_argument("--lookahead", type=int, default=1)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--playouts", type=int, default=8)
+    parser.add_argument("--report", type=Path, help="also write the analysis board here")
     args = parser.parse_args()
     rom = find_rom(args.rom)
     with tempfile.TemporaryDirectory() as temp:
@@ -89,6 +92,11 @@ def main() -> None:
         f"({len(rating.ratings) / total:.1f}/s); accuracy {summary['accuracy']:.1%}, "
         f"{sum(r.best != r.player for r in rating.ratings)} placements not the best"
     )
+    if args.report:
+        start = time.perf_counter()
+        rating.write_report(args.report)
+        took = time.perf_counter() - start
+        print(f"report {args.report}: {args.report.stat().st_size:,} bytes in {took:.2f} s")
 
 
 if __name__ == "__main__":

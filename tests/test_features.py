@@ -11,6 +11,7 @@ from nesbot._core.features import (
     ALL_FEATURE_NAMES,
     FEATURES,
     GROUPS,
+    PLAIN_WORDS,
     names_in,
     pxi_text,
 )
@@ -29,6 +30,17 @@ def test_the_table_names_each_feature_once_and_groups_them_in_order():
     assert [g for g, _ in GROUPS] == ["meatfighter", "seeds", "nes", "reach", "well"]
     assert sum(len(names_in(g)) for g, _ in GROUPS) == len(FEATURES)
     assert all(f.about for f in FEATURES)
+
+
+def test_every_term_of_the_evaluator_has_a_players_words():
+    """nesbot rate says why a placement lost points in these words: short, no evaluator
+    names, one for every term a trace can hold."""
+    trace = evaluate_trace([0] * 18 + [0x001, 0x1FF], 1, 3, [1.0] * len(ALL_FEATURE_NAMES))
+    assert {name for name, *_ in trace} - {"total"} <= set(PLAIN_WORDS)
+    for feature in FEATURES:
+        assert PLAIN_WORDS[feature.name] == (feature.says, feature.says_less)
+    for words, _says_less in PLAIN_WORDS.values():
+        assert 0 < len(words) <= 40 and "_" not in words and words == words.strip()
 
 
 def test_the_evaluator_computes_each_named_feature_in_its_slot():

@@ -39,7 +39,13 @@ from nesbot.rating.positions import (
     logged_pieces,
     placement_between,
 )
-from nesbot.rating.rater import Rater, RatingSettings, describe_place, worse_factors
+from nesbot.rating.rater import (
+    Rater,
+    RatingSettings,
+    describe_place,
+    plain_reasons,
+    worse_factors,
+)
 from nesbot.rating.speed import measure_speed, miss_chance
 from nesbot.show.overlay import Renderer
 from nesbot.show.video import probe_video
@@ -325,6 +331,8 @@ def test_a_rated_placement_against_the_best():
     assert worse.best == (9, 14, 0x0A) and worse.grade in ("mistake", "blunder")
     assert worse.points_lost > 5_000 and not math.isnan(worse.points_lost_se)
     assert worse.factors[0].startswith("total_weighted_column_holes")
+    assert worse.reasons[0] == "made a hole low in the stack"  # the feature table's words
+    assert worse.to_json()["reasons"] == list(worse.reasons)
     assert describe_place(worse.player) == "cols 0-1 $0A"
     with pytest.raises(nesbot.NesbotError, match="cannot rest"):
         rater.rate(position, (5, 10, 0x11))
@@ -460,6 +468,23 @@ def test_reports_show_every_placement(bot_rating):
     rows = list(csv.DictReader(io.StringIO(report.to_csv(bot_rating))))
     assert len(rows) == len(bot_rating.ratings) and rows[0]["grade"] in GRADES
 
+    # Why a placement lost points is said in words everywhere (a phrase two terms share
+    # once); the raw terms stay in JSON. The bot's own placements lose none: one made up.
+    factors = ("stack_holes 1 vs 0", "burns_needed 2 vs 0", "total_column_holes 1 vs 0")
+    lost = replace(
+        bot_rating.ratings[0], factors=factors, grade="mistake", points_lost=6e3, points_lost_se=9.0
+    )
+    game = replace(bot_rating, ratings=[lost])
+    assert lost.reasons == ("made a hole", "a row only a burn can clear")
+    (row,) = csv.DictReader(io.StringIO(report.to_csv(game)))
+    assert row["reasons"] == "made a hole; a row only a burn can clear" and "factors" not in row
+    assert row["reasons"] in report.table(game)
+    (placed,) = json.loads(report.to_json(game))["placements"]
+    assert placed["reasons"] == list(lost.reasons) and placed["factors"] == list(factors)
+    assert placed["board"] == [
+        f"{row:010b}"[::-1].replace("0", ".").replace("1", "#") for row in lost.board
+    ]
+
 
 def test_rate_command_rates_the_log_and_films_the_game(bot_game, bot_rating, capsys, tmp_path):
     video = tmp_path / "rated.mp4"
@@ -528,6 +553,15 @@ def test_a_blunder_is_played_out_again_by_the_bot_as_it_plays():
         rater.playout_planner, position, player, rating.best, rater.playout_seeds(1), 16
     )
     assert -cheap.gap > 500_000 and rating.points_lost < 0.5 * -cheap.gap
+
+
+def test_reasons_say_only_what_the_board_shows():
+    """A term's words are said when its value went their way; a weight of the uncommon
+    sign (nesbot-trained weighs a lower stack worse) leaves its term unsaid."""
+    assert plain_reasons(("total_column_heights 12 vs 10",)) == ("a higher stack",)
+    assert plain_reasons(("total_column_heights 10 vs 12",)) == ()
+    assert plain_reasons(("surface_value 3 vs 5",)) == ("a surface fewer pieces fit",)
+    assert plain_reasons(("surface_value 5 vs 3", "stack_holes 1 vs 0")) == ("made a hole",)
 
 
 def test_worse_factors_weigh_as_the_planner_of_the_settings_does():

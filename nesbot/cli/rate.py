@@ -2,6 +2,7 @@
 against the best at the player's speed."""
 
 import argparse
+import os
 import sys
 import warnings
 from collections.abc import Callable
@@ -68,6 +69,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         parser, "the .mp4's encoder: nesbot (default: lossless) or x264 (a smaller file)"
     )
     parser.add_argument(
+        "--report",
+        metavar="FILE.html",
+        help="also write an analysis board: one HTML file a browser opens from disk, every "
+        "placement's board, a graph of the points lost, the summary",
+    )
+    parser.add_argument(
         "--given-speed",
         action="store_true",
         help="search at --tap-hz without DAS, not at the speed measured from the log",
@@ -81,6 +88,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from nesbot.rating.game import VIDEO_SUFFIXES, rate_log
 
+    if args.report:
+        if not args.report.lower().endswith((".html", ".htm")):
+            raise NesbotError(f"--report {args.report}: the analysis board is an .html file")
+        check_writable(args.report, "report")
     if args.game.lower().endswith(VIDEO_SUFFIXES):
         return _rate_video(args)
     if not args.game.lower().endswith(".fm2"):
@@ -112,18 +123,24 @@ def run(args: argparse.Namespace) -> int:
             on_rated=rated,
             on_conflict=on_conflict(args, log),
         )
+    stills = None
     if args.video:
         from nesbot.nes.replay import replay_on_emulator
+        from nesbot.rating.analysis_board import ReplayStills
         from nesbot.rating.marks import RatingWatch
 
         with ExitStack() as stack:
             watch = RatingWatch(rating.ratings)
             observers = replay_pictures(args, stack, watch, game_only=True)
             observers += (step_progress("rate: video", log, stack),)
+            if args.report:  # the report's stills: the game's screen where mistakes locked
+                keeper = ReplayStills(rating)
+                observers += (keeper,)
+                stills = keeper.stills
             # The conflicts, if any, were named (or stopped the rating) above.
             replay_on_emulator(rom, log, None, observers, lambda conflict: None)
         print(f"wrote {args.video}", file=sys.stderr)
-    _print_rating(args, rating)
+    _print_rating(args, rating, stills)
     return 0
 
 
@@ -190,9 +207,18 @@ def _rate_video(args: argparse.Namespace) -> int:
     return 0
 
 
-def _print_rating(args: argparse.Namespace, rating: "GameRating") -> None:
+def _print_rating(
+    args: argparse.Namespace, rating: "GameRating", stills: dict[int, str] | None = None
+) -> None:
+    """The rating as asked: the report (with `stills`, a replay's, or a video's own
+    frames), then a table, JSON or CSV."""
     from nesbot.rating.report import table, to_csv, to_json
 
+    if args.report:
+        from nesbot.rating.analysis_board import write_report
+
+        write_report(rating, args.report, title=os.path.basename(args.game), stills=stills)
+        print(f"wrote {args.report}", file=sys.stderr)
     if args.json:
         print(to_json(rating))
     elif args.csv:

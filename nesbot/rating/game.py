@@ -5,7 +5,7 @@ import multiprocessing
 import os
 import warnings
 from collections.abc import Callable, Iterator
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from nesbot._core.pieces import KILL_SCREEN_LEVEL
@@ -42,6 +42,15 @@ class GameRating:
     pieces: int
     unrated: list[int]
     measured: bool = True  # the speed was measured from the buttons (a video has none)
+    spawns: dict[int, int] = field(default_factory=dict)  # piece number: step (a video's frame)
+    video: str | None = None  # the video the game was read from
+
+    def write_report(self, path: "str | os.PathLike[str]") -> None:
+        """Write the analysis board, one HTML file a browser opens from disk
+        (nesbot.rating.analysis_board). Raises NesbotError."""
+        from nesbot.rating.analysis_board import write_report
+
+        write_report(self, path)
 
     def summary(self) -> dict:
         """Per stage and overall: placements, accuracy (on points, grades.accuracy), the
@@ -161,7 +170,7 @@ def rate_video(
     pieces = video_pieces(path, rom, on_frame, crop)
     rating = rate_pieces(pieces, settings, workers, False, on_rated)
     searched = replace(rating.speed, tap_interval=settings.planner.tap_interval)
-    return replace(rating, speed=searched, measured=False)
+    return replace(rating, speed=searched, measured=False, video=os.fspath(path))
 
 
 def rate_pieces(
@@ -189,4 +198,5 @@ def rate_pieces(
         ratings.append(rating)
         if on_rated:
             on_rated(len(ratings), len(placed))
-    return GameRating(ratings, speed, pieces[0].position.level, len(pieces), unrated)
+    spawns = {piece.number: piece.step for piece in pieces}
+    return GameRating(ratings, speed, pieces[0].position.level, len(pieces), unrated, spawns=spawns)

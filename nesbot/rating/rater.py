@@ -6,6 +6,7 @@ from dataclasses import asdict, dataclass, replace
 
 import numpy as np
 
+from nesbot._core.features import PLAIN_WORDS
 from nesbot._core.game import Game
 from nesbot._core.moves import Searcher
 from nesbot._core.pieces import ORIENTATION_CELLS, PIECE_NAMES, PIECE_TYPE
@@ -90,6 +91,7 @@ class PieceRating:
     points_lost_se: float | None
     grade: str
     factors: tuple[str, ...]
+    board: tuple[int, ...]  # the position's 20 row masks, top row first, as Position.rows
     heading: Place | None = None
     slack: int | None = None
     misdrop_points: float | None = None
@@ -99,13 +101,21 @@ class PieceRating:
     timed_miss: Place | None = None
     risk_points: float | None = None
 
+    @property
+    def reasons(self) -> tuple[str, ...]:
+        """Why the placement lost points, in a player's words (the feature table's), largest
+        first: `factors` said plainly (plain_reasons), a phrase two terms share said once."""
+        return plain_reasons(self.factors)
+
     def to_json(self) -> dict:
         out = asdict(self)
+        out["reasons"] = list(self.reasons)
         out["player"] = _place_json(self.player)
         out["best"] = _place_json(self.best) if self.best is not None else None
         out["heading"] = _place_json(self.heading) if self.heading is not None else None
         out["timed_miss"] = _place_json(self.timed_miss) if self.timed_miss is not None else None
         out["factors"] = list(self.factors)
+        out["board"] = board_text(self.board)
         for key in (
             "points_lost",
             "points_lost_se",
@@ -119,6 +129,24 @@ class PieceRating:
         if self.miss_chance is not None:
             out["miss_chance"] = round(self.miss_chance, 4)
         return out
+
+
+def board_text(rows: tuple[int, ...]) -> list[str]:
+    """Row masks as the lines of 10 cells that Position.of and `nesbot explain` read."""
+    return ["".join("#" if row >> column & 1 else "." for column in range(10)) for row in rows]
+
+
+def plain_reasons(factors: tuple[str, ...]) -> tuple[str, ...]:
+    """worse_factors' terms ("stack_holes 1 vs 0") in the words of the feature table. A
+    term whose value went the other way than its words say (a weight of the uncommon sign:
+    nesbot-trained weighs a lower stack worse) is left out: its words would be untrue."""
+    said = []
+    for factor in factors:
+        name, mine, _vs, theirs = factor.split()
+        words, says_less = PLAIN_WORDS[name]
+        if float(mine) == float(theirs) or (float(mine) < float(theirs)) == says_less:
+            said.append(words)
+    return tuple(dict.fromkeys(said))
 
 
 def _place_json(place: Place) -> dict:
@@ -294,6 +322,7 @@ class Rater:
             points_lost_se=lost_se,
             grade=grade(lost, position.level),
             factors=factors,
+            board=position.rows,
             heading=heading,
             slack=slack,
             misdrop_points=misdrop,

@@ -21,7 +21,7 @@ CSV_FIELDS = (
     "points_lost",
     "points_lost_se",
     "grade",
-    "factors",
+    "reasons",
     "heading",
     "slack",
     "misdrop_points",
@@ -43,7 +43,7 @@ def table(game: GameRating) -> str:
     """Every placement, one line each, then the summary."""
     lines = [
         f"{'#':>4} {'lvl':>3} {'lines':>5}  {'pc':<2} {'nx':<2} {'player':<15} {'best':<15} "
-        f"{'points lost':>16}  {'grade':<10} worse on the player's board"
+        f"{'points lost':>16}  {'grade':<10} why it lost points"
     ]
     for r in game.ratings:
         best = describe_place(r.best) if r.best is not None else "none"
@@ -64,7 +64,7 @@ def table(game: GameRating) -> str:
         lines.append(
             f"{r.number:>4} {r.level:>3} {r.lines:>5}  {r.piece:<2} {r.next:<2} "
             f"{describe_place(r.player):<15} {best:<15} {_lost(r):>16}  {r.grade:<10} "
-            f"{'; '.join(r.factors)}{mark}"
+            f"{'; '.join(r.reasons)}{mark}"
         )
     return "\n".join(lines) + "\n\n" + summary_text(game)
 
@@ -126,6 +126,7 @@ def to_csv(game: GameRating) -> str:
         row["best"] = row["best"]["text"] if row["best"] else ""
         row["heading"] = row["heading"]["text"] if row["heading"] else ""
         row["timed_miss"] = row["timed_miss"]["text"] if row["timed_miss"] else ""
-        row["factors"] = "; ".join(row["factors"])
+        row["reasons"] = "; ".join(row["reasons"])
+        del row["factors"], row["board"]  # JSON's, for tools: the raw terms, the cells
         writer.writerow(row)
     return out.getvalue()
