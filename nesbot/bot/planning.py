@@ -20,9 +20,10 @@ from nesbot._core.planner import (
     NEXT_WIDTH_MAX,
     Planner,
 )
+from nesbot.bot.tap_rates import TAP_RATES
+from nesbot.bot.value_model import value_model_for
 from nesbot.errors import NesbotError
 
-TAP_RATES = {30: 2, 20: 3, 15: 4, 12: 5, 10: 6}  # Hz -> frames between presses of a button
 LOOKAHEADS = (0, 1, 2)  # unknown pieces weighed after the known ones
 NEXT_SEARCHES = ("plain", "search")
 DEFAULT_LOOKAHEAD = 2
@@ -228,9 +229,6 @@ def build_planner(
     planner.kill_third_branch2 = settings.kill_screen_third_branch2
     planner.next_width = settings.next_width
     planner.reaction = settings.reaction
-    # Imported here: value_model.py reads this module's tap rates.
-    from nesbot.bot.value_model import value_model_for
-
     learned = value_model_for(evaluator, settings.tap_hz)
     if learned is not None:
         if learned.tap_hz != settings.tap_hz:

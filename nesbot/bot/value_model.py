@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from nesbot._core.learned import LAYOUT, SIZE, ValueModel
-from nesbot.bot.planning import TAP_RATES
+from nesbot.bot.tap_rates import TAP_RATES
 from nesbot.errors import NesbotError
 from nesbot.evaluation.evaluators import Evaluator
 from nesbot.evaluation.weights import DATA_DIR, check_keys, read_json_file

@@ -121,8 +121,8 @@ def add_planner_options(parser: argparse.ArgumentParser, reaction: bool = True) 
         NEXT_SEARCHES,
         NEXT_WIDTH_30HZ,
         NEXT_WIDTH_MAX,
-        TAP_RATES,
     )
+    from nesbot.bot.tap_rates import TAP_RATES
 
     default = planner_defaults()
     parser.add_argument(

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from nesbot._core.buttons import DOWN, LEFT, RIGHT, A, B
-from nesbot.bot.planning import TAP_RATES
+from nesbot.bot.tap_rates import TAP_RATES
 
 TAPPED = (LEFT, RIGHT, A, B)
 DAS_FRAMES = 16  # a direction held this long repeats (the ROM's autorepeat, charged from 0)
