@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 from browser import Chromium, chromium_path, file_url
 from public_data import public_folder
-from test_screen import _encode, recorded  # noqa: F401 (a fixture: the bot's game, filmed)
+from test_screen import RECORDED_GAME, _encode, recorded  # noqa: F401 (recorded: a fixture)
 
 from nesbot.cli import main
 from nesbot.errors import NesbotError
@@ -293,6 +293,7 @@ def chromium_data(browser: Chromium, report: Path) -> str:
     return browser.evaluate("document.getElementById('rating').textContent")
 
 
+@RECORDED_GAME
 def test_a_recorded_video_reports_as_its_json(chromium, recorded, tmp_path):  # noqa: F811
     """The bot's level-19 game filmed at 720 lines, read from the picture."""
     folder, pictures, _truth = recorded
@@ -313,6 +314,7 @@ def test_a_real_capture_reports_as_its_json(chromium, rom_path, tmp_path):
     check_report_against_json(chromium, report, printed)
 
 
+@RECORDED_GAME
 def test_a_mistake_shows_the_videos_frame_where_it_locked(
     chromium,
     recorded,  # noqa: F811

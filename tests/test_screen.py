@@ -136,7 +136,12 @@ def _encode(path, pictures, rate=NES_RATE, bit_rate=None):
             out.mux(packet)
 
 
-@pytest.fixture(scope="module")
+# One recording for this module's tests and tests/test_report.py's: each test that reads it
+# is in this xdist group, so that a parallel run makes it once, on one worker.
+RECORDED_GAME = pytest.mark.xdist_group("recorded_game")
+
+
+@pytest.fixture(scope="session")
 def recorded(rom, emulator, tmp_path_factory):
     """A level-19 game of the bot's as a log and a video (720 lines), from power-on."""
     folder = tmp_path_factory.mktemp("screen")
@@ -166,6 +171,7 @@ def _right_and_invented(read, truth):
     return len(right), sum(p.place is not None for p in read) - len(right)
 
 
+@RECORDED_GAME
 def test_every_placement_of_a_clean_recording_is_read(rom, recorded):
     folder, pictures, truth = recorded
     _encode(folder / "clean.mp4", pictures)
@@ -179,6 +185,7 @@ def test_every_placement_of_a_clean_recording_is_read(rom, recorded):
     assert [(p.position, p.place) for p in cropped] == [(p.position, p.place) for p in read]
 
 
+@RECORDED_GAME
 def test_a_degraded_capture_is_read_without_inventing(rom, recorded):
     """480 lines, colour-shifted, interlaced (two game frames a picture), 1 Mbit/s."""
     folder, pictures, truth = recorded
@@ -305,6 +312,7 @@ def test_of_two_locks_that_leave_the_same_stack_the_one_shown_is_taken():
     assert pieces_from_spawns([unseen, following])[0].place is None
 
 
+@RECORDED_GAME
 def test_rate_command_reads_a_video(rom, recorded, capsys):
     folder, pictures, _truth = recorded
     video = folder / "short.mp4"
