@@ -29,6 +29,7 @@ from nesbot.bot.planning import TAP_RATES
 from nesbot.errors import NesbotError
 from nesbot.evaluation.evaluators import Evaluator
 from nesbot.evaluation.weights import check_keys, read_json_file
+from nesbot.output_file import write_output
 
 FORMAT = "nesbot-value-model"
 VERSION = 1
@@ -63,7 +64,7 @@ class ValueModelFile:
 
 
 def save_value_model(model: ValueModelFile, path: str | os.PathLike[str]) -> None:
-    Path(path).write_text(json.dumps(model.to_json(), indent=1) + "\n", encoding="utf-8")
+    write_output(path, "value model", json.dumps(model.to_json(), indent=1) + "\n")
 
 
 def _number(path: Path, key: str, value: object) -> float:

@@ -6,6 +6,7 @@ import sys
 import warnings
 from collections.abc import Callable
 from contextlib import ExitStack
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from nesbot.cli.options import (
@@ -21,8 +22,9 @@ from nesbot.cli.options import (
     planner_settings,
     whole_number,
 )
-from nesbot.cli.outputs import check_codec, check_writable, replay_pictures, scale, step_progress
+from nesbot.cli.outputs import check_codec, replay_pictures, scale, step_progress
 from nesbot.errors import NesbotError, NesbotWarning
+from nesbot.output_file import check_distinct
 
 if TYPE_CHECKING:
     from nesbot.rating.game import GameRating
@@ -81,6 +83,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from nesbot.rating.game import VIDEO_SUFFIXES, rate_log
 
+    check_distinct(
+        {"GAME": args.game, "--rom": args.rom, "--weights": args.weights}, {"--video": args.video}
+    )
     if args.game.lower().endswith(VIDEO_SUFFIXES):
         return _rate_video(args)
     if not args.game.lower().endswith(".fm2"):
@@ -94,8 +99,10 @@ def run(args: argparse.Namespace) -> int:
     args.overlay, args.show, args.realtime = True, False, False
     check_codec(args)
     if args.video:
+        from nesbot.show.video import check_video_path
+
+        check_video_path(Path(args.video), args.codec)
         scale(args)
-        check_writable(args.video, "video")
     log, rom = log_and_rom(args.game, args)
     settings = _rating_settings(args)
     with ExitStack() as stack:

@@ -67,6 +67,7 @@ from nesbot._core.surface import bellman_sweep, encode, picker_odds, surface_cou
 from nesbot._core.surface_file import SHIPPED_TABLE, read_surface_file
 from nesbot._version import __version__
 from nesbot.errors import NesbotError
+from nesbot.output_file import OutputFile
 from nesbot.progress import Progress
 
 TABLE_PATH = SHIPPED_TABLE
@@ -306,7 +307,6 @@ def _sweep_slice(
 
 
 def _save_checkpoint(path: Path, inputs: SurfaceInputs, state: _Progress) -> None:
-    temporary = path.with_name(path.name + ".tmp")
     meta = {
         "format": CHECKPOINT_FORMAT,
         "inputs": inputs.as_json(),
@@ -314,12 +314,12 @@ def _save_checkpoint(path: Path, inputs: SurfaceInputs, state: _Progress) -> Non
         "change": state.change,
         "seconds": state.seconds,
     }
-    try:
-        with open(temporary, "wb") as file:  # a file, so numpy adds no ".npz" to the name
-            np.savez(file, values=state.values, meta=np.array(json.dumps(meta)))
-        os.replace(temporary, path)  # atomic: a crash leaves the previous checkpoint
-    except OSError as e:
-        raise NesbotError(f"cannot write checkpoint {path}: {e.strerror}") from None
+    # Renamed into place when whole: a crash leaves the previous checkpoint.
+    with OutputFile(path, "checkpoint", binary=True) as out:
+        try:  # a file, so numpy adds no ".npz" to the name
+            np.savez(out.file, values=state.values, meta=np.array(json.dumps(meta)))
+        except OSError as e:
+            raise NesbotError(f"cannot write checkpoint {path}: {e.strerror}") from None
 
 
 def _load_checkpoint(path: Path, inputs: SurfaceInputs) -> _Progress:
@@ -348,11 +348,11 @@ def save_surface_table(table: SurfaceTable, path: Path) -> None:
     scale = 1 / (1 - discount) / QUANTUM  # the largest possible value gets the top code
     codes = np.rint(table.values / scale).clip(0, QUANTUM).astype(np.uint8)
     provenance = dict(table.provenance, scale=scale)
-    try:
-        with open(path, "wb") as file:
-            np.savez_compressed(file, codes=codes, provenance=np.array(json.dumps(provenance)))
-    except OSError as e:
-        raise NesbotError(f"cannot write surface table {path}: {e.strerror}") from None
+    with OutputFile(path, "surface table", binary=True) as out:
+        try:
+            np.savez_compressed(out.file, codes=codes, provenance=np.array(json.dumps(provenance)))
+        except OSError as e:
+            raise NesbotError(f"cannot write surface table {path}: {e.strerror}") from None
 
 
 def load_surface_table(path: Path = TABLE_PATH) -> SurfaceTable:

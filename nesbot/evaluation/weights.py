@@ -35,6 +35,7 @@ from nesbot._core.features import (
 from nesbot._core.pieces import KILL_SCREEN_LEVEL
 from nesbot._core.weight_sets import DEFAULT_CEILING_WEIGHT, DEFAULT_SAFE_STACK_HEIGHT
 from nesbot.errors import NesbotError
+from nesbot.output_file import write_output
 
 DATA_DIR = Path(__file__).parents[1] / "data"
 # The weights training changes: meatfighter's 17, then nesbot's NES features.
@@ -434,11 +435,10 @@ def save_weights(weights: Weights, path: str | os.PathLike[str]) -> None:
     data |= level_sets_data(weights)
     data["provenance"] = weights.provenance
     try:
-        path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
-    except OSError as e:
-        raise NesbotError(f"cannot write weights file {path}: {e.strerror}") from None
-    except TypeError as e:
-        raise NesbotError(f"weights provenance cannot be saved as JSON: {e}") from None
+        text = json.dumps(data, indent=2, allow_nan=False) + "\n"
+    except (TypeError, ValueError) as e:
+        raise NesbotError(f"cannot write weights file {path}: not JSON numbers ({e})") from None
+    write_output(path, "weights file", text)
 
 
 MEATFIGHTER_2018: Weights = load_weights(DATA_DIR / "meatfighter2018.json")

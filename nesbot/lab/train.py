@@ -19,7 +19,6 @@ written to the checkpoint after every iteration, so a resumed run continues exac
 """
 
 import json
-import os
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -52,6 +51,7 @@ from nesbot.lab.cmaes import CmaState, cma_from_json, cma_to_json, new_cma
 from nesbot.lab.game_runs import GameSpec, run_games
 from nesbot.lab.game_runs import ray_runner as ray_runner  # the runner `train --ray` uses
 from nesbot.lab.statistics import standard_error
+from nesbot.output_file import write_output
 
 OPTIMIZERS = ("pso", "cmaes")
 INERTIA = 0.729844
@@ -335,12 +335,8 @@ def save_checkpoint(
         # -inf (particles not yet evaluated) is not JSON; None stands for it.
         data["best_fitness"] = [None if np.isinf(f) else f for f in state.best_fitness]
         data["global_fitness"] = None if np.isinf(state.global_fitness) else state.global_fitness
-    temporary = path.with_name(path.name + ".tmp")
-    try:
-        temporary.write_text(json.dumps(data) + "\n", encoding="utf-8")
-        os.replace(temporary, path)  # atomic: a crash leaves the previous checkpoint
-    except OSError as e:
-        raise NesbotError(f"cannot write checkpoint {path}: {e.strerror}") from None
+    # Renamed into place when whole: a crash leaves the previous checkpoint.
+    write_output(path, "checkpoint", json.dumps(data) + "\n")
 
 
 def load_checkpoint(
