@@ -16,7 +16,6 @@ values before it chooses (Planner.value_model). A model is trained at one tap ra
 """
 
 import json
-import math
 import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -28,7 +27,7 @@ from nesbot._core.learned import LAYOUT, SIZE, ValueModel
 from nesbot.bot.planning import TAP_RATES
 from nesbot.errors import NesbotError
 from nesbot.evaluation.evaluators import Evaluator
-from nesbot.evaluation.weights import check_keys, read_json_file
+from nesbot.evaluation.weights import MAX_WEIGHT, check_keys, is_weight, read_json_file
 from nesbot.output_file import write_output
 
 FORMAT = "nesbot-value-model"
@@ -68,9 +67,12 @@ def save_value_model(model: ValueModelFile, path: str | os.PathLike[str]) -> Non
 
 
 def _number(path: Path, key: str, value: object) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        raise NesbotError(f"value model {path}: {key} must be a finite number, not {value!r}")
-    return float(value)
+    if not is_weight(value):
+        raise NesbotError(
+            f"value model {path}: {key} must be a finite number within +-{MAX_WEIGHT:,.0f}, "
+            f"not {value!r}"
+        )
+    return float(value)  # type: ignore[arg-type]
 
 
 def load_value_model(path: str | os.PathLike[str]) -> ValueModelFile:

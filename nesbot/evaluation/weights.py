@@ -310,6 +310,10 @@ def level_set_vector(
     return [sign * merged.get(name, 0.0) for name in ALL_FEATURE_NAMES]
 
 
+# The largest weight a file may give (nesbot's own reach 1,000). A board's features are at
+# most a few thousand each, so sums of weights this size stay exact enough and far from
+# float overflow; a file's 1e308 would make every evaluation inf or NaN.
+MAX_WEIGHT = 1e6
 _REQUIRED_KEYS = (*FEATURE_NAMES, "ceiling", "provenance")
 _NUMBER_KEYS = (*ALL_FEATURE_NAMES, *_SETTINGS)
 _LEVEL_SETS = ("kill_screen", "kill_screen_by_tap_hz", "fast_levels", "fast_levels_by_tap_hz")
@@ -327,6 +331,17 @@ def read_json_file(path: Path, what: str) -> object:
         raise NesbotError(f"cannot read {what} {path}: {e}") from None
     except json.JSONDecodeError as e:
         raise NesbotError(f"{what} {path} is not valid JSON ({e.msg} at line {e.lineno})") from None
+
+
+def is_weight(value: object) -> bool:
+    """A number a data file may give a weight (or a learned value): finite, not a flag,
+    within +-MAX_WEIGHT."""
+    return (
+        isinstance(value, int | float)
+        and not isinstance(value, bool)  # an int in Python, but true/false is a mistake
+        and abs(value) <= MAX_WEIGHT  # first: a 400-digit int has no float to test
+        and math.isfinite(value)
+    )
 
 
 def check_keys(
@@ -361,13 +376,11 @@ def load_weights(path: str | os.PathLike[str]) -> Weights:
     fast_levels = _level_set(path, "fast_levels", data.get("fast_levels", {}), numbers)
     fast_by_tap_hz = _sets_by_tap_hz(path, "fast_levels_by_tap_hz", data, numbers)
     for key, value in numbers:
-        # bool is an int in Python, but true/false in a weights file is a mistake.
-        if (
-            isinstance(value, bool)
-            or not isinstance(value, int | float)
-            or not math.isfinite(value)
-        ):
-            raise NesbotError(f"weights file {path}: {key} must be a finite number, got {value!r}")
+        if not is_weight(value):
+            raise NesbotError(
+                f"weights file {path}: {key} must be a finite number within "
+                f"+-{MAX_WEIGHT:,.0f}, got {value!r}"
+            )
     if not isinstance(data["provenance"], dict):
         raise NesbotError(f"weights file {path}: provenance must be a JSON object")
     try:
