@@ -42,6 +42,9 @@ class GameRating:
     pieces: int
     unrated: list[int]
     measured: bool = True  # the speed was measured from the buttons (a video has none)
+    # A video: whether it shows the game's end (False: cut off mid-game, rated as far as it
+    # goes). None for a log, whose end is not judged.
+    complete: bool | None = None
 
     def summary(self) -> dict:
         """Per stage and overall: placements, accuracy (on points, grades.accuracy), the
@@ -86,6 +89,7 @@ class GameRating:
         }
         return {
             "pieces": self.pieces,
+            "complete": self.complete,
             "start_level": self.start_level,
             "speed": asdict(self.speed) | {"tap_hz": self.speed.tap_hz, "measured": self.measured},
             "not_found": sum(not r.found for r in self.ratings),
@@ -151,17 +155,18 @@ def rate_video(
 ) -> GameRating:
     """Rate the game a video shows (nesbot.rating.screen reads it, the picture where `crop`
     says or where it is found), at the settings' speed: a video has no buttons to measure
-    it from, nor to tell a misdrop by. A PAL capture is rated under NTSC rules, with a
+    it from, nor to tell a misdrop by. `complete` says whether the video shows the game's
+    end. A PAL capture is rated under NTSC rules, with a
     NesbotWarning that says so."""
-    from nesbot.rating.screen import pal_note, video_pieces  # OpenCV, only for videos
+    from nesbot.rating.screen import pal_note, video_game  # OpenCV, only for videos
 
     note = pal_note(path)
     if note:
         warnings.warn(note, NesbotWarning, stacklevel=2)
-    pieces = video_pieces(path, rom, on_frame, crop)
+    pieces, complete = video_game(path, rom, on_frame, crop)
     rating = rate_pieces(pieces, settings, workers, False, on_rated)
     searched = replace(rating.speed, tap_interval=settings.planner.tap_interval)
-    return replace(rating, speed=searched, measured=False)
+    return replace(rating, speed=searched, measured=False, complete=complete)
 
 
 def rate_pieces(

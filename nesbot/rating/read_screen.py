@@ -47,6 +47,7 @@ def read_screen(
         greys = [rgb.max(axis=2)]
     if crop is not None:
         geometry = Geometry.of_crop(*crop)
+        geometry.check_inside(rgb.shape[1], rgb.shape[0])
     else:
         found = find_in_frames(greys, Landmarks.of_screen(pictures.screen))
         geometry = check_found(found, "the picture")
