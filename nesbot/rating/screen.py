@@ -120,6 +120,12 @@ def _pictures(path: Path) -> Iterator[Picture]:
             yield Picture(frame)
 
 
+# The longest video read: two hours at 60 frames a second, whose readings (each picture's
+# boards and counters, ~1 KB) stay under half a gigabyte; a game to the kill screen and far
+# past it is under an hour.
+MAX_VIDEO_FRAMES = 2 * 60 * 60 * 60
+
+
 def read_states(
     path: str | os.PathLike[str],
     rom: Rom,
@@ -139,6 +145,11 @@ def read_states(
     fields = [FrameReader(geometry, pictures, parity) for parity in (0, 1)]
     read = []
     for index, picture in enumerate(_pictures(path)):
+        if index == MAX_VIDEO_FRAMES:
+            raise NesbotError(
+                f"cannot read video {path}: longer than {MAX_VIDEO_FRAMES:,} frames (two hours "
+                "at 60 a second); cut it to the game"
+            )
         if crop is not None and index == 0:
             crop.check_inside(picture.width, picture.height)
         top, bottom = (reader.cell_values(picture) for reader in fields)
