@@ -402,3 +402,9 @@ def test_the_kill_screens_third_piece_is_an_option_of_every_planning_command():
         nesbot("simulate", "--games", "1", "--kill-screen-third-width", "7"),
         "--kill-screen-third-width 7",
     )
+
+
+def test_explain_refuses_an_endless_board(tmp_path):
+    board = tmp_path / "board.txt"
+    board.symlink_to("/dev/zero")
+    _assert_one_line_error(nesbot("explain", str(board)), "larger than 1,048,576 bytes")

@@ -583,3 +583,13 @@ def test_garbage_file(tmp_path: Path, data: bytes) -> None:
     path.write_bytes(data)
     with contextlib.suppress(NesbotError):
         read_fm2(path)
+
+
+def test_an_endless_or_huge_log_is_refused_without_being_read_whole(tmp_path: Path) -> None:
+    """A log symlinked to /dev/zero once was read until memory ran out."""
+    from nesbot.nes.fm2 import MAX_LOG_BYTES
+
+    endless = tmp_path / "endless.fm2"
+    endless.symlink_to("/dev/zero")
+    with pytest.raises(NesbotError, match=f"larger than {MAX_LOG_BYTES:,} bytes"):
+        read_fm2(endless)

@@ -6,6 +6,7 @@ import json
 import math
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -83,3 +84,13 @@ def test_a_value_model_is_refused_or_holds_finite_numbers(tmp_path_factory, valu
         assert str(error).startswith(f"value model {path}") and "\n" not in str(error)
         return
     assert all(math.isfinite(x) and abs(x) <= 1e6 for x in (*model.table, model.scale))
+
+
+def test_an_endless_data_file_is_refused_without_being_read_whole(tmp_path):
+    from nesbot.evaluation.weights import MAX_JSON_BYTES
+
+    endless = tmp_path / "w.json"
+    endless.symlink_to("/dev/zero")
+    for read in (load_weights, load_value_model):
+        with pytest.raises(NesbotError, match=f"larger than {MAX_JSON_BYTES:,} bytes"):
+            read(endless)

@@ -35,6 +35,7 @@ from nesbot._core.features import (
 from nesbot._core.pieces import KILL_SCREEN_LEVEL
 from nesbot._core.weight_sets import DEFAULT_CEILING_WEIGHT, DEFAULT_SAFE_STACK_HEIGHT
 from nesbot.errors import NesbotError
+from nesbot.input_file import read_at_most
 from nesbot.output_file import write_output
 
 DATA_DIR = Path(__file__).parents[1] / "data"
@@ -320,11 +321,16 @@ _LEVEL_SETS = ("kill_screen", "kill_screen_by_tap_hz", "fast_levels", "fast_leve
 _ALL_KEYS = (*_NUMBER_KEYS, "provenance", *_LEVEL_SETS)
 
 
+# The largest data file read (weights, value models, checkpoints are kilobytes to a few
+# megabytes); a larger one is refused, not read whole.
+MAX_JSON_BYTES = 64 << 20
+
+
 def read_json_file(path: Path, what: str) -> object:
     """The JSON a data file holds; a file that is missing, unreadable or not JSON is refused
     in one line naming it as `what` ("weights file", "value model")."""
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(read_at_most(path, MAX_JSON_BYTES, what).decode("utf-8"))
     except FileNotFoundError:
         raise NesbotError(f"{what} {path} does not exist") from None
     except (OSError, UnicodeDecodeError) as e:

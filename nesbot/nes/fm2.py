@@ -43,6 +43,7 @@ from typing import Self
 from nesbot._core.buttons import FM2_LETTERS, describe
 from nesbot._version import __version__
 from nesbot.errors import NesbotError
+from nesbot.input_file import read_at_most
 from nesbot.output_file import OutputFile, end_of_block
 
 __all__ = [
@@ -337,12 +338,16 @@ def parse_fm2(text: str, source: str = "<string>") -> InputLog:
     )
 
 
+# The largest input log read: a line is ~15 bytes, so this is ten days of frames; a larger
+# file is not a game's log and is not read whole.
+MAX_LOG_BYTES = 256 << 20
+
+
 def read_fm2(path: str | os.PathLike[str]) -> InputLog:
     """Read and parse a .fm2 file; raise NesbotError if it cannot be read or replayed."""
     source = os.fspath(path)
     try:
-        with open(path, "rb") as file:
-            data = file.read()
+        data = read_at_most(path, MAX_LOG_BYTES, "input log")
     except OSError as error:
         raise NesbotError(f"cannot read {source}: {error.strerror or error}") from error
     try:
