@@ -91,10 +91,12 @@ def _unchanged(tmp_path: Path) -> dict[str, bytes]:
     return {path.name: path.read_bytes() for path in tmp_path.iterdir() if path.is_file()}
 
 
-@pytest.mark.parametrize("output", OUTPUTS, ids=IDS)
+@pytest.mark.parametrize(
+    "output",
+    [o for o in OUTPUTS if o.input],
+    ids=[i for o, i in zip(OUTPUTS, IDS, strict=True) if o.input],
+)
 def test_an_input_as_output_is_refused_before_any_work(output, inputs, rom_path, capsys):
-    if not output.input:
-        pytest.skip(f"{output.command} reads no input file")
     before = _unchanged(inputs)
     victim = inputs / ("in.fm2" if output.input in ("LOG", "OLD.fm2", "GAME") else "in.json")
     argv = output.argv(inputs, victim, rom_path, {})
