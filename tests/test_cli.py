@@ -122,9 +122,11 @@ def test_unwritable_trace(tmp_path, rom_path):
 
 
 def _input_lines(path) -> int:
-    """Frame lines of an .fm2 log that are on disk so far (0 before the file exists)."""
+    """Frame lines of an .fm2 log being written that are on disk so far (0 before the file
+    exists); it is written beside its path (nesbot.output_file) until it is closed."""
+    partial = sorted(path.parent.glob(f"{path.stem}.partial-*{path.suffix}"))
     try:
-        text = path.read_text()
+        text = partial[0].read_text() if partial else ""
     except FileNotFoundError:
         return 0
     return sum(line.startswith("|") for line in text.splitlines())
@@ -157,8 +159,10 @@ def test_ctrl_c_leaves_a_readable_log(tmp_path, rom_path):
     _, stderr = process.communicate(timeout=60)
     assert process.returncode == 130 and "Traceback" not in stderr
     assert stderr.rstrip().endswith("nesbot: interrupted")
-    # A readable log (read_fm2 refuses a cut line) holding at least what was on disk.
+    # A readable log (read_fm2 refuses a cut line) holding at least what was on disk, in
+    # its place.
     assert len(read_fm2(log).frames) >= seen
+    assert sorted(tmp_path.iterdir()) == [log]
 
 
 def test_explain_prints_the_evaluation_and_the_choice():
@@ -398,3 +402,9 @@ def test_the_kill_screens_third_piece_is_an_option_of_every_planning_command():
         nesbot("simulate", "--games", "1", "--kill-screen-third-width", "7"),
         "--kill-screen-third-width 7",
     )
+
+
+def test_explain_refuses_an_endless_board(tmp_path):
+    board = tmp_path / "board.txt"
+    board.symlink_to("/dev/zero")
+    _assert_one_line_error(nesbot("explain", str(board)), "larger than 1,048,576 bytes")

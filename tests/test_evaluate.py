@@ -602,6 +602,12 @@ def _good() -> dict:
         (json.dumps(_good() | {"ceiling": "big"}), "ceiling must be a finite number"),
         (json.dumps(_good() | {"pile_height": True}), "pile_height must be a finite number"),
         (json.dumps(_good() | {"pile_height": math.nan}), "pile_height must be a finite number"),
+        (json.dumps(_good() | {"pile_height": 1e308}), "pile_height must be a finite number"),
+        (json.dumps(_good() | {"ceiling": -1e308}), r"within \+-1,000,000, got -1e\+308"),
+        (
+            json.dumps(_good() | {"kill_screen": {"high_stack": 2e6}}),
+            "kill_screen.high_stack must be a finite number within",
+        ),
         (json.dumps(_good() | {"provenance": "me"}), "provenance must be a JSON object"),
         (json.dumps(_good() | {"kill_screen": [1]}), "kill_screen must be a JSON object"),
         (

@@ -455,8 +455,11 @@ def test_the_result_is_written_in_place_when_the_log_closes(tmp_path: Path) -> N
 def test_writer_context_manager(tmp_path: Path) -> None:
     path = tmp_path / "game.fm2"
     with Fm2Writer(path, MD5.upper(), ["seed 7"]) as writer:
-        # The header is on disk before any frame, so a crash right away leaves a known file.
-        assert path.read_text().startswith("version 3\n")
+        # The header is on disk before any frame, so a crash right away leaves a known file
+        # (beside the path: it is renamed into place when closed).
+        assert not path.exists()
+        assert Path(writer.partial_path).parent == tmp_path
+        assert Path(writer.partial_path).read_text().startswith("version 3\n")
         for pad in (0, 8, 0):
             writer.write_frame(pad)
         assert writer.frames_written == 3
@@ -479,7 +482,7 @@ def test_writer_flushes_whole_lines_while_running(tmp_path: Path) -> None:
         for written, on_disk in batches:
             for pad in pads[writer.frames_written : written]:
                 writer.write_frame(pad)
-            assert read_fm2(path).frames == pads[:on_disk]
+            assert read_fm2(writer.partial_path).frames == pads[:on_disk]
         for pad in pads[writer.frames_written :]:
             writer.write_frame(pad)
     assert read_fm2(path).frames == pads
@@ -504,6 +507,16 @@ def test_writer_refuses_bad_arguments(tmp_path: Path) -> None:
         Fm2Writer(path, MD5, [("two words", "x")])
     with Fm2Writer(path, MD5) as writer, pytest.raises(ValueError):
         writer.write_frame(300)
+
+
+def test_a_log_stopped_by_an_error_leaves_the_older_one(tmp_path: Path) -> None:
+    path = tmp_path / "game.fm2"
+    path.write_bytes(b"an older log")
+    with pytest.raises(RuntimeError), Fm2Writer(path, MD5) as writer:
+        writer.write_frame(0x40)
+        raise RuntimeError("the game failed")
+    assert path.read_bytes() == b"an older log"
+    assert sorted(tmp_path.iterdir()) == [path]  # no partial file left
 
 
 def test_writer_cannot_open(tmp_path: Path) -> None:
@@ -570,3 +583,13 @@ def test_garbage_file(tmp_path: Path, data: bytes) -> None:
     path.write_bytes(data)
     with contextlib.suppress(NesbotError):
         read_fm2(path)
+
+
+def test_an_endless_or_huge_log_is_refused_without_being_read_whole(tmp_path: Path) -> None:
+    """A log symlinked to /dev/zero once was read until memory ran out."""
+    from nesbot.nes.fm2 import MAX_LOG_BYTES
+
+    endless = tmp_path / "endless.fm2"
+    endless.symlink_to("/dev/zero")
+    with pytest.raises(NesbotError, match=f"larger than {MAX_LOG_BYTES:,} bytes"):
+        read_fm2(endless)

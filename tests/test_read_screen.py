@@ -5,11 +5,14 @@ lines past 999; `nesbot read-screen` and `nesbot.read_screen` on images, arrays 
 frames."""
 
 import json
+import math
 
 import av
 import cv2
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import nesbot
 from nesbot.cli import main
@@ -178,11 +181,47 @@ def test_read_screen_errors_are_one_line(rom, captured, capsys, name, frame, mes
     assert error.startswith("nesbot: error: ") and message in error
 
 
-@pytest.mark.parametrize(("crop", "message"), [("1,2,3", "X,Y,W,H"), ("0,0,0,10", "above 0")])
+@pytest.mark.parametrize(
+    ("crop", "message"),
+    [
+        ("1,2,3", "X,Y,W,H"),
+        ("0,0,0,10", "above 0"),
+        ("nan,0,640,448", "four finite numbers"),
+        ("0,0,inf,448", "four finite numbers"),
+        ("0,-inf,640,448", "four finite numbers"),
+    ],
+)
 def test_a_bad_crop_is_refused(crop, message, capsys):
     with pytest.raises(SystemExit):
         main(["read-screen", "capture.png", "--crop", crop])
     assert message in capsys.readouterr().err
+
+
+@settings(
+    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    crop=st.tuples(
+        st.floats(-1e4, 1e4) | st.just(math.nan),
+        st.floats(-1e4, 1e4) | st.just(math.inf),
+        st.floats(-1e4, 1e4),
+        st.floats(-1e4, 1e4) | st.just(-math.inf),
+    )
+)
+def test_a_crop_is_read_only_finite_and_inside_the_picture(rom, captured, crop):
+    """Any --crop: a reading whose rectangle lies in the picture, or one NesbotError;
+    never the border read as an empty board."""
+    captured_frame = captured[0]
+    try:
+        reading = nesbot.read_screen(captured_frame, crop=crop, rom=rom)
+    except NesbotError as error:
+        assert "\n" not in str(error) and "--crop" in str(error)
+        return
+    x, y, width, height = crop
+    assert all(math.isfinite(v) for v in crop) and width > 0 and height > 0
+    assert x >= 0 and y >= 0
+    assert x + width <= captured_frame.shape[1] and y + height <= captured_frame.shape[0]
+    assert json.loads(json.dumps(reading.as_json(), allow_nan=False))
 
 
 def test_a_pal_capture_is_said_to_be_rated_under_ntsc_rules(captured):
@@ -206,3 +245,5 @@ def test_rate_takes_the_crop(rom, captured):
     and hold no game (a game needs two pieces)."""
     with pytest.raises(NesbotError, match="fewer than two pieces"):
         nesbot.rate(captured[1] / "capture.mp4", crop=(42, 10, 640, 448), rom=rom)
+    with pytest.raises(NesbotError, match="not inside the 720 x 480 picture"):
+        nesbot.rate(captured[1] / "capture.mp4", crop=(100, 40, 640, 448), rom=rom)

@@ -31,6 +31,7 @@ from nesbot.rating.screen import (
     pieces_from_spawns,
     read_states,
     spawns,
+    video_game,
     video_pieces,
 )
 
@@ -320,5 +321,25 @@ def test_rate_command_reads_a_video(rom, recorded, capsys):
     assert main(["rate", str(video), "--json", "--playouts", "2", "--horizon", "4"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["summary"]["speed"]["measured"] is False and out["placements"]
+    assert out["summary"]["complete"] is False  # cut off mid-game: said, not rated as whole
+    assert main(["rate", str(video), "--playouts", "2", "--horizon", "4"]) == 0
+    assert "the video ends before the game does" in capsys.readouterr().out
     assert main(["rate", str(video), "--video", str(folder / "x.mp4")]) == 2
     assert "no log to replay" in capsys.readouterr().err
+
+
+def test_a_video_says_whether_it_shows_the_games_end(rom, emulator, tmp_path):
+    """A game left to top out (no input from level 19) ends under the ROM's curtain, a
+    full board after the last piece: the whole video shows the end, its first 500 frames
+    (before the curtain) do not."""
+    emulator.power_on()
+    start_game(emulator, GameSetup(level=19, seed=9), align=False)
+    pictures = []
+    for _ in range(1500):
+        emulator.step(0)
+        pictures.append(cv2.resize(emulator.screen, (768, 720), interpolation=cv2.INTER_NEAREST))
+    assert ram.decode(emulator.ram).topped_out
+    _encode(tmp_path / "whole.mp4", pictures)
+    _encode(tmp_path / "cut.mp4", pictures[:500])
+    assert video_game(tmp_path / "whole.mp4", rom)[1]
+    assert not video_game(tmp_path / "cut.mp4", rom)[1]

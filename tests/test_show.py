@@ -151,8 +151,10 @@ def wait_for(condition: Callable[[], bool], timeout: float, what: str) -> None:
 
 def encoder_has_written(video: Path) -> bool:
     """True once the encoder has written packets, not only the container's header: the
-    video then holds frames (the first picture, whole, is most of a megabyte)."""
-    return video.exists() and video.stat().st_size > 4096
+    video then holds frames (the first picture, whole, is most of a megabyte). It is written
+    beside its path until it is complete (nesbot.output_file)."""
+    written = video.parent.glob(f"{video.stem}.partial-*{video.suffix}")
+    return any(path.stat().st_size > 4096 for path in written)
 
 
 def menu_log(path: Path, frames: int) -> Path:

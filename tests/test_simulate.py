@@ -563,3 +563,32 @@ def test_explain_shows_the_kill_screen_set_of_its_tap_rate(tmp_path):
 
     assert weighed(30)["high_stack"] == "10"  # LOWER, the kill_screen set
     assert "high_stack" not in weighed(15)  # the 20 Hz set (none): the safe weights, 0
+
+
+def test_a_huge_game_count_makes_one_batch_of_settings_at_a_time(monkeypatch):
+    """simulate --games 10^12 once built every game's settings before playing any: now the
+    runner gets the first batch at once, and the games' indexes in order."""
+    from nesbot.lab import game_runs
+
+    class Stop(Exception):
+        pass
+
+    given: list[list[int]] = []
+
+    def runner(specs, workers, on_result=None):
+        given.append([spec.index for spec in specs])
+        raise Stop
+
+    monkeypatch.setattr(game_runs, "run_games", runner)
+    with pytest.raises(Stop):
+        simulate(MEATFIGHTER, 10**12, level=29, progress=False)
+    assert given == [list(range(game_runs.BATCH))]
+
+
+def test_games_are_played_in_batches_with_the_same_results(monkeypatch):
+    from nesbot.lab import game_runs
+
+    _, at_once = simulate(MEATFIGHTER, 5, level=29, seed=4, progress=False)
+    monkeypatch.setattr(game_runs, "BATCH", 2)
+    _, batched = simulate(MEATFIGHTER, 5, level=29, seed=4, progress=False)
+    assert batched == at_once

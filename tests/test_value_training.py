@@ -74,6 +74,8 @@ def test_model_file_round_trip(tmp_path: Path):
         ({"table": [0.0] * 7}, "table must be a list of"),
         ({"scale": -1.0}, "scale -1.0 is negative"),
         ({"scale": "big"}, "scale must be a finite number"),
+        ({"scale": 1e308}, "scale must be a finite number within"),
+        ({"table": [1e308] * SIZE}, r"table\[0\] must be a finite number within"),
         ({"tap_hz": 17}, "tap_hz 17 is not one of"),
         ({"layout": []}, "its layout is not this nesbot's tables"),
         ({"extra": 1}, "has unknown keys: extra"),

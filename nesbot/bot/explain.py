@@ -4,8 +4,6 @@ The board file has 20 lines of 10 characters, top row first: '#' (or any letter)
 '.' empty; blank lines and lines starting with ';' are skipped.
 """
 
-from pathlib import Path
-
 from nesbot._core.buttons import describe
 from nesbot._core.features import ALL_FEATURE_NAMES, NES_FEATURE_NAMES, REACH_FEATURE_NAMES
 from nesbot._core.game import Game, board_text
@@ -14,12 +12,13 @@ from nesbot._core.value_terms import all_features_py, evaluate_trace, format_tra
 from nesbot.bot.planning import DEFAULT_SETTINGS, PlannerSettings, build_planner
 from nesbot.errors import NesbotError
 from nesbot.evaluation.evaluators import Evaluator
+from nesbot.input_file import read_at_most
 
 
 def read_board(path: str) -> list[int]:
     """The 20 row masks (bit c = column c) of a board file."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
+    try:  # 20 rows of 10 cells and comments: a megabyte is far more than a board
+        text = read_at_most(path, 1 << 20, "board").decode("utf-8")
     except (OSError, UnicodeDecodeError) as error:
         raise NesbotError(f"cannot read board {path}: {error}") from None
     return parse_board(text, f"board {path}")

@@ -20,7 +20,6 @@ plays its tap rate's unless it is given another (with_value_model) or none
 
 import hashlib
 import json
-import math
 import os
 from dataclasses import dataclass, field, replace
 from functools import cache
@@ -33,7 +32,8 @@ from nesbot._core.learned import LAYOUT, SIZE, ValueModel
 from nesbot.bot.tap_rates import TAP_RATES
 from nesbot.errors import NesbotError
 from nesbot.evaluation.evaluators import Evaluator
-from nesbot.evaluation.weights import DATA_DIR, check_keys, read_json_file
+from nesbot.evaluation.weights import DATA_DIR, MAX_WEIGHT, check_keys, is_weight, read_json_file
+from nesbot.output_file import write_output
 
 FORMAT = "nesbot-value-model"
 VERSION = 1
@@ -73,13 +73,16 @@ class ValueModelFile:
 
 
 def save_value_model(model: ValueModelFile, path: str | os.PathLike[str]) -> None:
-    Path(path).write_text(json.dumps(model.to_json(), indent=1) + "\n", encoding="utf-8")
+    write_output(path, "value model", json.dumps(model.to_json(), indent=1) + "\n")
 
 
 def _number(path: Path, key: str, value: object) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        raise NesbotError(f"value model {path}: {key} must be a finite number, not {value!r}")
-    return float(value)
+    if not is_weight(value):
+        raise NesbotError(
+            f"value model {path}: {key} must be a finite number within +-{MAX_WEIGHT:,.0f}, "
+            f"not {value!r}"
+        )
+    return float(value)  # type: ignore[arg-type]
 
 
 def load_value_model(path: str | os.PathLike[str]) -> ValueModelFile:

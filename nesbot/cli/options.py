@@ -37,13 +37,19 @@ def width_or_format(text: str) -> int:
 
 
 def crop_box(text: str) -> tuple[float, float, float, float]:
-    """X,Y,W,H: four numbers, the width and height above 0."""
+    """X,Y,W,H: four numbers that Geometry.of_crop takes (finite, the width and height
+    above 0); whether they lie in the picture is known once it is read."""
+    from nesbot.errors import NesbotError
+    from nesbot.rating.geometry import Geometry
+
     try:
         x, y, width, height = (float(part) for part in text.split(","))
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected X,Y,W,H (four numbers), got {text!r}") from None
-    if width <= 0 or height <= 0:
-        raise argparse.ArgumentTypeError(f"the crop's width and height must be above 0: {text}")
+    try:
+        Geometry.of_crop(x, y, width, height)
+    except NesbotError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
     return x, y, width, height
 
 

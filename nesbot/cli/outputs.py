@@ -3,12 +3,11 @@ long run, the pictures of a replayed log (nesbot.show.destinations does the wiri
 stderr, and the files kept, named at the end."""
 
 import argparse
-import os
 import sys
 from collections.abc import Callable
 from contextlib import ExitStack
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any
 
 from nesbot.errors import NesbotError
 
@@ -18,23 +17,6 @@ if TYPE_CHECKING:
     from nesbot.show.watch import GameWatch
 
 Observer = Callable[[int, "Emulator"], None]
-
-
-def check_writable(path: str, what: str) -> None:
-    """Fail now, not after a long run, if `path` cannot be written; leaves it untouched."""
-    target = os.path.abspath(path)
-    folder = os.path.dirname(target)
-    if os.path.isdir(target) or not os.path.isdir(folder) or not os.access(folder, os.W_OK):
-        raise NesbotError(f"cannot write {what} {path}: no writable file there")
-    if os.path.exists(target) and not os.access(target, os.W_OK):
-        raise NesbotError(f"cannot write {what} {path}: permission denied")
-
-
-def open_output(path: str, what: str) -> TextIO:
-    try:
-        return open(path, "w", encoding="utf-8")
-    except OSError as error:
-        raise NesbotError(f"cannot write {what} {path}: {error.strerror}") from None
 
 
 def scale(args: argparse.Namespace) -> int:

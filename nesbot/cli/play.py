@@ -17,6 +17,7 @@ from nesbot.cli.options import (
     whole_number,
 )
 from nesbot.cli.outputs import check_codec, check_overlay, name_files, scale
+from nesbot.output_file import check_distinct, check_output
 
 if TYPE_CHECKING:
     from nesbot.nes.ram import GameState
@@ -63,6 +64,12 @@ def run(args: argparse.Namespace) -> int:
     from nesbot.evaluation.evaluators import get_evaluator
     from nesbot.nes.menus import GameSetup
 
+    check_distinct(
+        {"--rom": args.rom, "--weights": args.weights},
+        {"--log": args.log, "--video": args.video, "--still": args.still},
+    )
+    if args.log:
+        check_output(args.log, "log")
     check_overlay(args, "--video, --show or --still")
     check_codec(args)
     outputs = Outputs(

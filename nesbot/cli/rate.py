@@ -7,6 +7,7 @@ import sys
 import warnings
 from collections.abc import Callable
 from contextlib import ExitStack
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from nesbot.cli.options import (
@@ -22,8 +23,9 @@ from nesbot.cli.options import (
     planner_settings,
     whole_number,
 )
-from nesbot.cli.outputs import check_codec, check_writable, replay_pictures, scale, step_progress
+from nesbot.cli.outputs import check_codec, replay_pictures, scale, step_progress
 from nesbot.errors import NesbotError, NesbotWarning
+from nesbot.output_file import check_distinct, check_output
 
 if TYPE_CHECKING:
     from nesbot.rating.game import GameRating
@@ -88,10 +90,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from nesbot.rating.game import VIDEO_SUFFIXES, rate_log
 
+    check_distinct(
+        {"GAME": args.game, "--rom": args.rom, "--weights": args.weights},
+        {"--video": args.video, "--report": args.report},
+    )
     if args.report:
+        check_output(args.report, "report")
         if not args.report.lower().endswith((".html", ".htm")):
             raise NesbotError(f"--report {args.report}: the analysis board is an .html file")
-        check_writable(args.report, "report")
     if args.game.lower().endswith(VIDEO_SUFFIXES):
         return _rate_video(args)
     if not args.game.lower().endswith(".fm2"):
@@ -105,8 +111,10 @@ def run(args: argparse.Namespace) -> int:
     args.overlay, args.show, args.realtime = True, False, False
     check_codec(args)
     if args.video:
+        from nesbot.show.video import check_video_path
+
+        check_video_path(Path(args.video), args.codec)
         scale(args)
-        check_writable(args.video, "video")
     log, rom = log_and_rom(args.game, args)
     settings = _rating_settings(args)
     with ExitStack() as stack:

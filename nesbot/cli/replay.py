@@ -11,14 +11,9 @@ from nesbot.cli.options import (
     log_and_rom,
     on_conflict,
 )
-from nesbot.cli.outputs import (
-    check_codec,
-    check_overlay,
-    open_output,
-    replay_pictures,
-    step_progress,
-)
+from nesbot.cli.outputs import check_codec, check_overlay, replay_pictures, step_progress
 from nesbot.errors import NesbotError
+from nesbot.output_file import OutputFile, check_distinct, check_output
 
 NAME = "replay"
 HELP = "replay an .fm2 input log from power-on"
@@ -50,6 +45,14 @@ def run(args: argparse.Namespace) -> int:
     from nesbot.nes.replay import replay_on_emulator, replay_on_simulator
     from nesbot.nes.timing import ALIGNED_FRAMES
 
+    check_distinct(
+        {"LOG": args.log, "--rom": args.rom}, {"--trace": args.trace, "--video": args.video}
+    )
+    # Not nesbot.show.video's check: importing PyAV before --show's window opens hangs
+    # OpenCV's window; the VideoWriter checks the name's format itself.
+    for option, path in (("trace", args.trace), ("video", args.video)):
+        if path:
+            check_output(path, option)
     log, rom = log_and_rom(args.log, args)
     for option, wanted in (("--video", args.video), ("--show", args.show)):
         if wanted and args.engine == "sim":
@@ -57,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
     check_overlay(args, "--video or --show")
     check_codec(args)
     with ExitStack() as stack:
-        trace = stack.enter_context(open_output(args.trace, "trace")) if args.trace else None
+        trace = stack.enter_context(OutputFile(args.trace, "trace")) if args.trace else None
         observers = (*replay_pictures(args, stack), step_progress("replay", log, stack))
         if args.engine == "sim":
             summary = replay_on_simulator(rom, log, trace, on_conflict(args, log))

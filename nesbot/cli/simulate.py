@@ -9,7 +9,7 @@ from nesbot.cli.options import (
     planner_settings,
     whole_number,
 )
-from nesbot.cli.outputs import check_writable
+from nesbot.output_file import check_distinct, check_output
 
 NAME = "simulate"
 HELP = "play many NES-exact simulated games and print their statistics"
@@ -57,6 +57,12 @@ def run(args: argparse.Namespace) -> int:
     from nesbot.lab.game_runs import simulate
     from nesbot.lab.plot import plot_scores, require_matplotlib
 
+    check_distinct(
+        {"--weights": args.weights, "--value-model": args.value_model},
+        {"--save-games": args.save_games, "--plot": args.plot},
+    )
+    if args.save_games:
+        check_output(args.save_games, "games file")
     evaluator = get_evaluator(args.evaluator, args.weights, args.reaction)
     if args.value_model:
         from pathlib import Path
@@ -70,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
             evaluator = with_value_model(evaluator, model, Path(args.value_model).stem)
     if args.plot:
         require_matplotlib()
-        check_writable(args.plot, "plot")
+        check_output(args.plot, "plot")
     summary, results = simulate(
         evaluator,
         args.games,

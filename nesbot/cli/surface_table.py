@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 from nesbot.cli.options import whole_number
-from nesbot.cli.outputs import check_writable
+from nesbot.output_file import check_distinct, check_output
 
 NAME = "surface-table"
 HELP = "build the surface table (the value of each stack top) by value iteration"
@@ -38,7 +38,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from nesbot.evaluation.surface_builder import SurfaceInputs, build_surface_table
 
-    check_writable(args.out, "surface table")
+    check_distinct({}, {"--out": args.out, "--checkpoint": args.checkpoint})
+    check_output(args.out, "surface table")
+    check_output(args.checkpoint, "checkpoint")
     table = build_surface_table(
         Path(args.out),
         inputs=SurfaceInputs(discount=args.discount),

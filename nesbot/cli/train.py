@@ -11,7 +11,8 @@ from nesbot.cli.options import (
     planner_settings,
     whole_number,
 )
-from nesbot.cli.outputs import check_writable
+from nesbot.errors import NesbotError
+from nesbot.output_file import check_distinct, check_output
 
 NAME = "train"
 HELP = (
@@ -82,6 +83,14 @@ def run(args: argparse.Namespace) -> int:
     from nesbot.lab.train import TrainConfig, ray_runner, train, trained_weights
     from nesbot.progress import Progress
 
+    check_distinct(
+        {"--weights": args.weights}, {"--out": args.out, "--checkpoint": args.checkpoint}
+    )
+    if args.iterations < 1:
+        raise NesbotError(f"--iterations {args.iterations}: need at least 1")
+    check_output(args.out, "weights")
+    if args.checkpoint:
+        check_output(args.checkpoint, "checkpoint")
     named = args.evaluator or (None if args.weights else training_start_name(args.reaction))
     config = TrainConfig.starting_from(
         get_evaluator(named, args.weights),
@@ -96,7 +105,6 @@ def run(args: argparse.Namespace) -> int:
         max_velocity=args.max_velocity,
         same_pieces=args.same_pieces,
     )
-    check_writable(args.out, "weights")
     if args.ray:
         games = ray_runner(args.ray, args.workers)
     else:

@@ -48,11 +48,13 @@ the build's provenance.
 """
 
 import json
+import math
 import multiprocessing
 import os
 import platform
 import sys
 import time
+import zipfile
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from itertools import pairwise
@@ -67,6 +69,7 @@ from nesbot._core.surface import bellman_sweep, encode, picker_odds, surface_cou
 from nesbot._core.surface_file import SHIPPED_TABLE, read_surface_file
 from nesbot._version import __version__
 from nesbot.errors import NesbotError
+from nesbot.output_file import OutputFile
 from nesbot.progress import Progress
 
 TABLE_PATH = SHIPPED_TABLE
@@ -306,7 +309,6 @@ def _sweep_slice(
 
 
 def _save_checkpoint(path: Path, inputs: SurfaceInputs, state: _Progress) -> None:
-    temporary = path.with_name(path.name + ".tmp")
     meta = {
         "format": CHECKPOINT_FORMAT,
         "inputs": inputs.as_json(),
@@ -314,29 +316,48 @@ def _save_checkpoint(path: Path, inputs: SurfaceInputs, state: _Progress) -> Non
         "change": state.change,
         "seconds": state.seconds,
     }
-    try:
-        with open(temporary, "wb") as file:  # a file, so numpy adds no ".npz" to the name
-            np.savez(file, values=state.values, meta=np.array(json.dumps(meta)))
-        os.replace(temporary, path)  # atomic: a crash leaves the previous checkpoint
-    except OSError as e:
-        raise NesbotError(f"cannot write checkpoint {path}: {e.strerror}") from None
+    # Renamed into place when whole: a crash leaves the previous checkpoint.
+    with OutputFile(path, "checkpoint", binary=True) as out:
+        try:  # a file, so numpy adds no ".npz" to the name
+            np.savez(out.file, values=state.values, meta=np.array(json.dumps(meta)))
+        except OSError as e:
+            raise NesbotError(f"cannot write checkpoint {path}: {e.strerror}") from None
 
 
 def _load_checkpoint(path: Path, inputs: SurfaceInputs) -> _Progress:
+    """The build a checkpoint holds, every part checked (a damaged or hand-made file is
+    one NesbotError); no part is read that is larger than the build's own would be."""
+    count = surface_count(inputs.columns)
     try:
         with np.load(path, allow_pickle=False) as data:
+            sizes = {info.filename: info.file_size for info in data.zip.infolist()}
+            if sizes.get("values.npy", 0) > 4 * count + 1024 or sizes.get("meta.npy", 0) > 1 << 20:
+                raise ValueError("a part is larger than a checkpoint's")
             values, meta = data["values"], json.loads(str(data["meta"]))
-    except (OSError, ValueError, KeyError) as e:
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile, AttributeError) as e:
         raise NesbotError(f"cannot read checkpoint {path}: {e}") from None
-    if meta.get("format") != CHECKPOINT_FORMAT:
+    if not isinstance(meta, dict) or meta.get("format") != CHECKPOINT_FORMAT:
         raise NesbotError(f"checkpoint {path} is not a surface-table checkpoint of this version")
+    if not isinstance(meta.get("inputs"), dict):
+        raise NesbotError(f"checkpoint {path} names no inputs")
     if meta["inputs"] != inputs.as_json():
         differ = [k for k, v in inputs.as_json().items() if meta["inputs"].get(k) != v]
         raise NesbotError(
             f"checkpoint {path} was made with other inputs ({', '.join(differ)}): "
             "pass --restart to start over"
         )
-    return _Progress(values.astype(np.float32), meta["iteration"], meta["change"], meta["seconds"])
+    if values.shape != (count,) or values.dtype.kind != "f" or not np.all(np.isfinite(values)):
+        raise NesbotError(f"checkpoint {path}: values must be {count:,} finite numbers")
+    iteration = meta.get("iteration")
+    if isinstance(iteration, bool) or not isinstance(iteration, int) or iteration < 0:
+        raise NesbotError(f"checkpoint {path}: iteration must be a whole number, not {iteration!r}")
+    numbers = []
+    for key in ("change", "seconds"):  # the change is infinite before the first iteration
+        number = meta.get(key)
+        if isinstance(number, bool) or not isinstance(number, int | float) or math.isnan(number):
+            raise NesbotError(f"checkpoint {path}: {key} must be a number, not {number!r}")
+        numbers.append(float(number))
+    return _Progress(values.astype(np.float32), iteration, *numbers)
 
 
 # ---------------------------------------------------------------- the shipped file
@@ -348,11 +369,11 @@ def save_surface_table(table: SurfaceTable, path: Path) -> None:
     scale = 1 / (1 - discount) / QUANTUM  # the largest possible value gets the top code
     codes = np.rint(table.values / scale).clip(0, QUANTUM).astype(np.uint8)
     provenance = dict(table.provenance, scale=scale)
-    try:
-        with open(path, "wb") as file:
-            np.savez_compressed(file, codes=codes, provenance=np.array(json.dumps(provenance)))
-    except OSError as e:
-        raise NesbotError(f"cannot write surface table {path}: {e.strerror}") from None
+    with OutputFile(path, "surface table", binary=True) as out:
+        try:
+            np.savez_compressed(out.file, codes=codes, provenance=np.array(json.dumps(provenance)))
+        except OSError as e:
+            raise NesbotError(f"cannot write surface table {path}: {e.strerror}") from None
 
 
 def load_surface_table(path: Path = TABLE_PATH) -> SurfaceTable:

@@ -35,6 +35,8 @@ from nesbot._core.features import (
 from nesbot._core.pieces import KILL_SCREEN_LEVEL
 from nesbot._core.weight_sets import DEFAULT_CEILING_WEIGHT, DEFAULT_SAFE_STACK_HEIGHT
 from nesbot.errors import NesbotError
+from nesbot.input_file import read_at_most
+from nesbot.output_file import write_output
 
 DATA_DIR = Path(__file__).parents[1] / "data"
 # The weights training changes: meatfighter's 17, then nesbot's NES features.
@@ -309,23 +311,43 @@ def level_set_vector(
     return [sign * merged.get(name, 0.0) for name in ALL_FEATURE_NAMES]
 
 
+# The largest weight a file may give (nesbot's own reach 1,000). A board's features are at
+# most a few thousand each, so sums of weights this size stay exact enough and far from
+# float overflow; a file's 1e308 would make every evaluation inf or NaN.
+MAX_WEIGHT = 1e6
 _REQUIRED_KEYS = (*FEATURE_NAMES, "ceiling", "provenance")
 _NUMBER_KEYS = (*ALL_FEATURE_NAMES, *_SETTINGS)
 _LEVEL_SETS = ("kill_screen", "kill_screen_by_tap_hz", "fast_levels", "fast_levels_by_tap_hz")
 _ALL_KEYS = (*_NUMBER_KEYS, "provenance", *_LEVEL_SETS)
 
 
+# The largest data file read (weights, value models, checkpoints are kilobytes to a few
+# megabytes); a larger one is refused, not read whole.
+MAX_JSON_BYTES = 64 << 20
+
+
 def read_json_file(path: Path, what: str) -> object:
     """The JSON a data file holds; a file that is missing, unreadable or not JSON is refused
     in one line naming it as `what` ("weights file", "value model")."""
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(read_at_most(path, MAX_JSON_BYTES, what).decode("utf-8"))
     except FileNotFoundError:
         raise NesbotError(f"{what} {path} does not exist") from None
     except (OSError, UnicodeDecodeError) as e:
         raise NesbotError(f"cannot read {what} {path}: {e}") from None
     except json.JSONDecodeError as e:
         raise NesbotError(f"{what} {path} is not valid JSON ({e.msg} at line {e.lineno})") from None
+
+
+def is_weight(value: object) -> bool:
+    """A number a data file may give a weight (or a learned value): finite, not a flag,
+    within +-MAX_WEIGHT."""
+    return (
+        isinstance(value, int | float)
+        and not isinstance(value, bool)  # an int in Python, but true/false is a mistake
+        and abs(value) <= MAX_WEIGHT  # first: a 400-digit int has no float to test
+        and math.isfinite(value)
+    )
 
 
 def check_keys(
@@ -360,13 +382,11 @@ def load_weights(path: str | os.PathLike[str]) -> Weights:
     fast_levels = _level_set(path, "fast_levels", data.get("fast_levels", {}), numbers)
     fast_by_tap_hz = _sets_by_tap_hz(path, "fast_levels_by_tap_hz", data, numbers)
     for key, value in numbers:
-        # bool is an int in Python, but true/false in a weights file is a mistake.
-        if (
-            isinstance(value, bool)
-            or not isinstance(value, int | float)
-            or not math.isfinite(value)
-        ):
-            raise NesbotError(f"weights file {path}: {key} must be a finite number, got {value!r}")
+        if not is_weight(value):
+            raise NesbotError(
+                f"weights file {path}: {key} must be a finite number within "
+                f"+-{MAX_WEIGHT:,.0f}, got {value!r}"
+            )
     if not isinstance(data["provenance"], dict):
         raise NesbotError(f"weights file {path}: provenance must be a JSON object")
     try:
@@ -434,11 +454,10 @@ def save_weights(weights: Weights, path: str | os.PathLike[str]) -> None:
     data |= level_sets_data(weights)
     data["provenance"] = weights.provenance
     try:
-        path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
-    except OSError as e:
-        raise NesbotError(f"cannot write weights file {path}: {e.strerror}") from None
-    except TypeError as e:
-        raise NesbotError(f"weights provenance cannot be saved as JSON: {e}") from None
+        text = json.dumps(data, indent=2, allow_nan=False) + "\n"
+    except (TypeError, ValueError) as e:
+        raise NesbotError(f"cannot write weights file {path}: not JSON numbers ({e})") from None
+    write_output(path, "weights file", text)
 
 
 MEATFIGHTER_2018: Weights = load_weights(DATA_DIR / "meatfighter2018.json")

@@ -148,7 +148,9 @@ def cma_from_json(
     strategy = _strategy(start, sigma, population, seed)
     for path, value in saved.items():
         owner, name = _owner(strategy, path)
-        setattr(owner, name, _from_json(value))
+        restored = _from_json(value)
+        _check_like(path, restored, getattr(owner, name, None))
+        setattr(owner, name, restored)
     strategy.C, strategy.B, strategy.D = strategy.sm.C, strategy.sm.B, strategy.sm.D  # aliases
     if strategy.countiter:
         from cma.utilities.utils import ElapsedWCTime
@@ -185,6 +187,23 @@ def _to_json(value: Any) -> Any:
     if isinstance(value, list):
         return [_to_json(item) for item in value]
     return value.item() if isinstance(value, np.generic) else value
+
+
+def _is_a_number(value: Any) -> bool:
+    return isinstance(value, int | float | np.number) and not isinstance(value, bool | np.bool_)
+
+
+def _check_like(path: str, value: Any, like: Any) -> None:
+    """Refuse a saved attribute unlike the new strategy's (an array of another shape, not a
+    number) or holding a number that is not finite: the run would go on with NaN weights."""
+    if isinstance(like, np.ndarray):
+        if not isinstance(value, np.ndarray) or value.shape != like.shape:
+            raise NesbotError(f"the CMA-ES state's {path} must be {like.shape} numbers")
+    elif _is_a_number(like) and not _is_a_number(value):
+        raise NesbotError(f"the CMA-ES state's {path} must be a number, found {value!r:.40}")
+    numbers = value if isinstance(value, np.ndarray) else np.array([value]).ravel()
+    if numbers.dtype.kind == "f" and not np.all(np.isfinite(numbers)):
+        raise NesbotError(f"the CMA-ES state's {path} holds a number that is not finite")
 
 
 def _from_json(value: Any) -> Any:

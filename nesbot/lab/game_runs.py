@@ -9,6 +9,7 @@ processes or Ray nodes share the games (only pieces_per_s, a speed, varies).
 Where they run is nesbot.lab.workers's; what they come to nesbot.lab.statistics's.
 """
 
+import itertools
 import json
 import time
 from collections.abc import Callable
@@ -33,6 +34,9 @@ from nesbot.lab.workers import check_workers, map_indexed, ray_map
 from nesbot.progress import Progress
 
 RNG_CYCLE = 32_767
+# Games whose settings simulate() makes and hands to the workers at a time: enough that the
+# workers seldom wait for the batch's last game, few enough to hold in memory.
+BATCH = 10_000
 MAX_FRAMES = 20_000_000  # a guard only: a game from level 0 to level 39 is ~100x shorter
 # BetaTetris plays its games to line 430, level 49 from level 18. Past about level 155 the
 # console can crash (its score routine outlasts a frame), which the simulator does not model.
@@ -190,30 +194,38 @@ def simulate(
             f"--stop-level {stop_level} must be above the start level {level} "
             f"and at most {MAX_STOP_LEVEL}"
         )
-    specs = [
-        GameSpec(evaluator, settings, level, seed, i, stop_level, same_pieces=same_pieces)
-        for i in range(games)
-    ]
+
+    def spec(index: int) -> GameSpec:
+        return GameSpec(
+            evaluator, settings, level, seed, index, stop_level, same_pieces=same_pieces
+        )
+
     run = ray_runner(ray, workers) if ray is not None else partial(run_games, workers=workers)
-    saved = SavedGames(save_games, run_identity(specs[0])) if save_games else None
+    saved = SavedGames(save_games, run_identity(spec(0))) if save_games else None
     done = dict(saved.done) if saved else {}
-    todo = [spec for spec in specs if spec.index not in done]
+    remaining = games - sum(index < games for index in done)
     started = time.perf_counter()
+    pieces = 0
     try:
-        with Progress("simulate", len(todo), "game", enabled=progress) as bar:
+        with Progress("simulate", remaining, "game", enabled=progress) as bar:
+            # A batch's settings at a time, not every game's first: --games 10^12 starts
+            # playing at once, and holds only the results of the games it has played.
+            unplayed = (index for index in range(games) if index not in done)
+            for batch in itertools.batched(unplayed, BATCH, strict=False):
+                todo = [spec(index) for index in batch]
 
-            def finished(index: int, result: dict) -> None:
-                bar.update(1)
-                if saved:
-                    saved.add(todo[index].index, result)
+                def finished(index: int, result: dict, todo: list[GameSpec] = todo) -> None:
+                    bar.update(1)
+                    if saved:
+                        saved.add(todo[index].index, result)
 
-            played = run(todo, on_result=finished) if todo else []
+                played = run(todo, on_result=finished)
+                done |= {s.index: result for s, result in zip(todo, played, strict=True)}
+                pieces += sum(result["pieces"] for result in played)
     finally:
         if saved:
             saved.close()
     seconds = time.perf_counter() - started
-    done |= {spec.index: result for spec, result in zip(todo, played, strict=True)}
     results = [done[i] for i in range(games)]
     summary = summarize(results, seconds, stop_level)
-    pieces = sum(result["pieces"] for result in played)
     return replace(summary, pieces_per_s=pieces / max(seconds, 1e-9)), results

@@ -1,5 +1,6 @@
 """The `nesbot simulate --plot` picture: the pre-29 scores' histogram and CDF."""
 
+import io
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -7,6 +8,7 @@ import numpy as np
 
 from nesbot.errors import NesbotError
 from nesbot.nes import ram
+from nesbot.output_file import write_output
 
 MEATFIGHTER_MEDIAN = 989_200  # his published median of ~1.7 million 19-28 games
 
@@ -46,9 +48,9 @@ def plot_scores(results: Iterable[dict], path: str | Path, title: str) -> None:
         axis.xaxis.set_major_formatter(lambda v, _pos: f"{v / 1e6:.1f}M")
     cdf.legend(loc="upper left")
     figure.suptitle(title)
+    picture = io.BytesIO()  # drawn whole first: a fault while writing leaves the old plot
     try:
-        figure.savefig(path, dpi=110)
-    except OSError as e:
-        raise NesbotError(f"cannot write plot {path}: {e.strerror}") from None
+        figure.savefig(picture, dpi=110, format=Path(path).suffix.lstrip(".") or None)
     finally:
         plt.close(figure)
+    write_output(path, "plot", picture.getvalue())

@@ -8,18 +8,28 @@ hold; a run that differs in anything but the number of games (or the name its we
 by: a weights file and the built-in evaluator it copies play the same games) is refused,
 so results of two runs are never mixed. Each line is flushed as its game
 ends: a run killed mid-write loses at most the line it was writing, which is dropped.
+
+The file is read line by line, each line at most MAX_LINE_BYTES: a line longer, or one that
+is not a game (an object of whole numbers or nulls with an index and every figure the
+summary reads), is refused with its number, before any game is played. The file is then
+written again whole beside itself and renamed into place (nesbot.output_file).
 """
 
 import json
-import os
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from nesbot._core.features import ALL_FEATURE_NAMES
 from nesbot.bot.planning import settings_saved_before
 from nesbot.errors import NesbotError
+from nesbot.lab.statistics import RESULT_KEYS
+from nesbot.output_file import OutputFile
 
 FORMAT = "nesbot simulate games 1"
+# A game's line is ~400 bytes and the run's (its weights and settings) a few KB: a longer
+# line is not of this file, and is not read whole.
+MAX_LINE_BYTES = 1 << 20
 _WEIGHT_VECTORS = ("weights", "kill_screen", "fast_levels")  # the run's vectors, one per feature
 
 
@@ -69,37 +79,87 @@ class SavedGames:
             run = _named(run, played["evaluator"]["name"])  # the file keeps its name
         # Written again whole, beside it and then in its place (a torn last line, from a run
         # killed mid-write, is left out); a stop on the way leaves the old file as it was.
-        records = [{"format": FORMAT, "run": run}]
-        records += [{"index": index} | game for index, game in sorted(self.done.items())]
-        fresh = self.path.with_name(self.path.name + ".partial")
+        with OutputFile(self.path, "games file") as fresh:
+            fresh.write(json.dumps({"format": FORMAT, "run": run}) + "\n")
+            for index, game in sorted(self.done.items()):
+                fresh.write(json.dumps({"index": index} | game) + "\n")
         try:
-            fresh.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
-            os.replace(fresh, self.path)
             self._out = self.path.open("a", encoding="utf-8")
         except OSError as e:
             raise NesbotError(f"cannot write games file {self.path}: {e.strerror}") from None
 
     def _read(self) -> list[dict]:
+        """The header and the games, checked; a torn last line (a run killed mid-write) is
+        dropped."""
         try:
-            text = self.path.read_text(encoding="utf-8")
+            file = self.path.open("rb")
         except FileNotFoundError:
             return []
-        except (OSError, UnicodeDecodeError) as e:
-            raise NesbotError(f"cannot read games file {self.path}: {e}") from None
-        lines, texts = [], text.splitlines()
-        for number, line in enumerate(texts, 1):
-            try:
-                lines.append(json.loads(line))
-            except json.JSONDecodeError:
-                if number < len(texts) or number == 1:  # only a torn last game is dropped
+        except OSError as e:
+            raise NesbotError(f"cannot read games file {self.path}: {e.strerror}") from None
+        with file:
+            records: list[dict] = []
+            for number, line, torn in _lines(file, self.path):
+                try:
+                    record = json.loads(line)
+                except (json.JSONDecodeError, UnicodeDecodeError):
+                    if torn and number > 1:
+                        break
                     raise NesbotError(
                         f"{self.path} line {number} is not JSON: not a file of simulated games"
                     ) from None
-        return lines
+                problem = _header_problem(record) if number == 1 else _game_problem(record)
+                if problem:
+                    raise NesbotError(f"{self.path} line {number} {problem}")
+                records.append(record)
+        return records
 
     def add(self, index: int, result: dict) -> None:
-        self._out.write(json.dumps({"index": index} | result) + "\n")
-        self._out.flush()
+        try:
+            self._out.write(json.dumps({"index": index} | result) + "\n")
+            self._out.flush()
+        except OSError as e:
+            raise NesbotError(f"cannot write games file {self.path}: {e.strerror}") from None
 
     def close(self) -> None:
-        self._out.close()
+        try:
+            self._out.close()
+        except OSError as e:
+            raise NesbotError(f"cannot write games file {self.path}: {e.strerror}") from None
+
+
+def _lines(file: IO[bytes], path: Path) -> Iterator[tuple[int, bytes, bool]]:
+    """(number, line, whether it is the last and has no newline), each line read with a
+    bound, so that no file makes the reader hold more than MAX_LINE_BYTES of it at once."""
+    number = 0
+    while line := file.readline(MAX_LINE_BYTES + 1):
+        number += 1
+        if len(line) > MAX_LINE_BYTES:
+            raise NesbotError(
+                f"{path} line {number} is longer than {MAX_LINE_BYTES:,} bytes: not a file of "
+                "simulated games"
+            )
+        yield number, line, not line.endswith(b"\n")
+
+
+def _header_problem(record: Any) -> str | None:
+    if not isinstance(record, dict) or record.get("format") != FORMAT:
+        return "is not the header of a file of simulated games"
+    if not isinstance(record.get("run"), dict):
+        return "names no run"
+    return None
+
+
+def _game_problem(record: Any) -> str | None:
+    if not isinstance(record, dict):
+        return "is not a game (a JSON object)"
+    index = record.get("index")
+    if isinstance(index, bool) or not isinstance(index, int) or index < 0:
+        return f"has no game index (a whole number 0 or more): {index!r}"
+    missing = RESULT_KEYS - record.keys()
+    if missing:
+        return f"lacks {', '.join(sorted(missing))}: not a game of this nesbot"
+    for key, value in record.items():
+        if value is not None and (isinstance(value, float) or not isinstance(value, int)):
+            return f"has {key} {value!r}, not a whole number"
+    return None

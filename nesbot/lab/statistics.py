@@ -115,6 +115,26 @@ class Summary:
         return "\n".join(lines)
 
 
+# What summarize() reads of a game's result (a file of saved games must hold them all).
+RESULT_KEYS = frozenset(
+    (
+        "pre29_points",
+        "pre29_line_points",
+        "lines",
+        "lines_at_29",
+        "maxout",
+        "points",
+        "line_points",
+        "points_at_39",
+        "line_points_at_39",
+        "tetrises",
+        "pieces",
+        "fallbacks",
+        "truncated",
+    )
+)
+
+
 def summarize(results: list[dict], seconds: float, stop_level: int = LEVEL_LIMIT) -> Summary:
     pre29 = np.array([r["pre29_points"] for r in results], dtype=float)
     pre29_lines = np.array([r["pre29_line_points"] for r in results], dtype=float)

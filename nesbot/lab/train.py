@@ -19,7 +19,6 @@ written to the checkpoint after every iteration, so a resumed run continues exac
 """
 
 import json
-import os
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -46,12 +45,15 @@ from nesbot.evaluation.weights import (
     TRAINABLE_NAMES,
     Weights,
     level_sets_data,
+    read_json_file,
     set_at_tap_hz,
 )
+from nesbot.lab.checkpoint_shape import check_cma, check_header, check_swarm
 from nesbot.lab.cmaes import CmaState, cma_from_json, cma_to_json, new_cma
 from nesbot.lab.game_runs import GameSpec, run_games
 from nesbot.lab.game_runs import ray_runner as ray_runner  # the runner `train --ray` uses
 from nesbot.lab.statistics import standard_error
+from nesbot.output_file import write_output
 
 OPTIMIZERS = ("pso", "cmaes")
 INERTIA = 0.729844
@@ -335,21 +337,14 @@ def save_checkpoint(
         # -inf (particles not yet evaluated) is not JSON; None stands for it.
         data["best_fitness"] = [None if np.isinf(f) else f for f in state.best_fitness]
         data["global_fitness"] = None if np.isinf(state.global_fitness) else state.global_fitness
-    temporary = path.with_name(path.name + ".tmp")
-    try:
-        temporary.write_text(json.dumps(data) + "\n", encoding="utf-8")
-        os.replace(temporary, path)  # atomic: a crash leaves the previous checkpoint
-    except OSError as e:
-        raise NesbotError(f"cannot write checkpoint {path}: {e.strerror}") from None
+    # Renamed into place when whole: a crash leaves the previous checkpoint.
+    write_output(path, "checkpoint", json.dumps(data) + "\n")
 
 
 def load_checkpoint(
     path: Path, config: TrainConfig
 ) -> tuple["Swarm | CmaState", np.random.Generator | None]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as e:
-        raise NesbotError(f"cannot read checkpoint {path}: {e}") from None
+    data = check_header(path, read_json_file(path, "checkpoint"))
     if data.get("version") != CHECKPOINT_VERSION:
         raise NesbotError(f"checkpoint {path} is not a nesbot train checkpoint of this version")
     wanted = json.loads(json.dumps(asdict(config)))
@@ -378,9 +373,20 @@ def load_checkpoint(
         differ = [k for k, v in wanted.items() if saved.get(k) != v]
         raise NesbotError(f"checkpoint {path} was made with other settings ({', '.join(differ)})")
     if config.optimizer == "cmaes":
-        return cma_from_json(data, config.start, config.spread, config.particles, config.seed), None
+        check_cma(path, data, len(config.start))
+        try:
+            cma = cma_from_json(data, config.start, config.spread, config.particles, config.seed)
+        except NesbotError as e:  # said without the file's name
+            raise NesbotError(f"checkpoint {path}: {e}") from None
+        except (AttributeError, IndexError, KeyError, TypeError, ValueError) as e:
+            raise NesbotError(f"checkpoint {path}: its CMA-ES state does not load ({e})") from None
+        return cma, None
+    check_swarm(path, data, config.particles, len(config.start))
     rng = np.random.default_rng()
-    rng.bit_generator.state = data["rng"]
+    try:
+        rng.bit_generator.state = data["rng"]
+    except (KeyError, TypeError, ValueError) as e:
+        raise NesbotError(f"checkpoint {path}: rng is not a generator's state ({e})") from None
 
     def fitness(v: float | None) -> float:
         return -np.inf if v is None else v

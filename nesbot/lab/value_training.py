@@ -20,7 +20,6 @@ models as one run (tests/test_value_training.py).
 """
 
 import json
-import os
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, cast
@@ -37,6 +36,7 @@ from nesbot.errors import NesbotError
 from nesbot.evaluation.evaluators import Evaluator
 from nesbot.lab.game_runs import MAX_FRAMES, planner_for
 from nesbot.lab.workers import map_indexed
+from nesbot.output_file import OutputFile
 
 LEVEL_39 = 39
 POINTS_UNIT = 1000.0  # the model's values are in thousands of points
@@ -178,9 +178,11 @@ def save_checkpoint(state: TrainingState, path: Path) -> None:
         arrays[f"features{k}"] = f
         arrays[f"rewards{k}"] = r
         arrays[f"ends{k}"] = e
-    temporary = path.with_name(path.name + ".tmp.npz")
-    np.savez_compressed(temporary, allow_pickle=False, **cast(dict[str, Any], arrays))
-    os.replace(temporary, path)
+    with OutputFile(path, "checkpoint", binary=True) as out:
+        try:
+            np.savez_compressed(out.file, allow_pickle=False, **cast(dict[str, Any], arrays))
+        except OSError as e:
+            raise NesbotError(f"cannot write checkpoint {path}: {e.strerror}") from None
 
 
 def load_checkpoint(path: Path, config: ValueTrainingConfig) -> TrainingState:

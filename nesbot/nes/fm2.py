@@ -15,9 +15,11 @@ What callers must know:
 - ROM identity uses FCEUX's md5 (`fceux_rom_md5`: PRG+CHR, without the 16-byte iNES header),
   not the md5 of the .nes file, so that logs written by FCEUX itself are accepted.
 - `Fm2Writer` keeps the file a readable log while a game runs: the header is written at once,
-  frames reach the OS in batches of whole lines (at least every `FLUSH_EVERY` frames), and the
-  context manager closes the file on any exception, KeyboardInterrupt included. A log closed
-  before its first frame has no input lines and does not read back.
+  frames reach the OS in batches of whole lines (at least every `FLUSH_EVERY` frames). It
+  writes beside its path (`partial_path`, nesbot.output_file) and close() renames the log
+  into place; the context manager closes it on a normal end and on KeyboardInterrupt, and
+  discards it on any other exception, leaving an older file at the path as it was. A log
+  closed before its first frame has no input lines and does not read back.
 - Every log written starts with the comments ``nesbot <version>``, the emulator that played
   it and the mark of what its lines count (``frames fceux``, or ``steps nes-py`` for a log
   of steps), before the caller's comments, and ends its comments with ``result``:
@@ -41,6 +43,8 @@ from typing import Self
 from nesbot._core.buttons import FM2_LETTERS, describe
 from nesbot._version import __version__
 from nesbot.errors import NesbotError
+from nesbot.input_file import read_at_most
+from nesbot.output_file import OutputFile, end_of_block
 
 __all__ = [
     "FLUSH_EVERY",
@@ -334,12 +338,16 @@ def parse_fm2(text: str, source: str = "<string>") -> InputLog:
     )
 
 
+# The largest input log read: a line is ~15 bytes, so this is ten days of frames; a larger
+# file is not a game's log and is not read whole.
+MAX_LOG_BYTES = 256 << 20
+
+
 def read_fm2(path: str | os.PathLike[str]) -> InputLog:
     """Read and parse a .fm2 file; raise NesbotError if it cannot be read or replayed."""
     source = os.fspath(path)
     try:
-        with open(path, "rb") as file:
-            data = file.read()
+        data = read_at_most(path, MAX_LOG_BYTES, "input log")
     except OSError as error:
         raise NesbotError(f"cannot read {source}: {error.strerror or error}") from error
     try:
@@ -420,44 +428,34 @@ class Fm2Writer:
         self._result_offset = len(("\n".join(header) + "\n").encode("utf-8"))
         self._result: dict[str, int] | None = None
         header.append(_result_line(_RESULT_UNFINISHED))
-        try:
-            self._file = open(path, "wb", buffering=_BUFFER_SIZE)  # noqa: SIM115
-        except OSError as error:
-            raise NesbotError(f"cannot write {self.path}: {error.strerror or error}") from error
+        self._out = OutputFile(path, "log", binary=True, buffering=_BUFFER_SIZE)
         self._closed = False
         try:
-            self._write(("\n".join(header) + "\n").encode("utf-8"))
-            self._flush()
+            self._out.write(("\n".join(header) + "\n").encode("utf-8"))
+            self._out.flush()
         except BaseException:
-            self._file.close()
+            self._out.discard()
             self._closed = True
             raise
 
     @property
+    def partial_path(self) -> str:
+        """Where the log is while it is written: renamed to `path` when it is closed."""
+        return os.fspath(self._out.temporary)
+
+    @property
     def closed(self) -> bool:
         return self._closed
-
-    def _write(self, data: bytes) -> None:
-        try:
-            self._file.write(data)
-        except OSError as error:
-            raise NesbotError(f"cannot write {self.path}: {error.strerror or error}") from error
-
-    def _flush(self) -> None:
-        try:
-            self._file.flush()
-        except OSError as error:
-            raise NesbotError(f"cannot write {self.path}: {error.strerror or error}") from error
 
     def write_frame(self, pad: int) -> None:
         """Append one input line (a nes-py pad byte)."""
         if self._closed:
             raise ValueError(f"write_frame on the closed log {self.path}")
         # One write per line: the buffer holds whole lines only, see _BUFFER_SIZE.
-        self._write(f"|0|{format_pad(pad)}|||\n".encode("ascii"))
+        self._out.write(f"|0|{format_pad(pad)}|||\n".encode("ascii"))
         self.frames_written += 1
         if self.frames_written % FLUSH_EVERY == 0:
-            self._flush()
+            self._out.flush()
 
     def record_result(self, figures: dict[str, int]) -> None:
         """What the game came to (score, lines, ...): close() writes it into the log's
@@ -465,20 +463,26 @@ class Fm2Writer:
         self._result = dict(figures)
 
     def close(self) -> None:
-        """Write the result if one was recorded, flush and close the file; calling it again
-        does nothing."""
+        """Write the result if one was recorded and rename the log into place (over an
+        older file at `path`); calling it again does nothing."""
         if self._closed:
             return
         self._closed = True
         try:
-            with self._file:  # closed even if writing the result fails
-                if self._result is not None:
-                    text = " ".join(f"{key}={value}" for key, value in self._result.items())
-                    self._file.flush()
-                    self._file.seek(self._result_offset)
-                    self._file.write(_result_line(text).encode("utf-8"))
-        except OSError as error:
-            raise NesbotError(f"cannot write {self.path}: {error.strerror or error}") from error
+            if self._result is not None:
+                text = " ".join(f"{key}={value}" for key, value in self._result.items())
+                self._out.flush()
+                self._out.file.seek(self._result_offset)
+                self._out.write(_result_line(text).encode("utf-8"))
+        except BaseException:
+            self._out.discard()
+            raise
+        self._out.commit()
+
+    def discard(self) -> None:
+        """Close without keeping the log: a file at `path` stays as it was."""
+        self._closed = True
+        self._out.discard()
 
     def __enter__(self) -> Self:
         return self
@@ -489,7 +493,7 @@ class Fm2Writer:
         exc: BaseException | None,
         traceback: TracebackType | None,
     ) -> None:
-        self.close()
+        end_of_block(lambda keep: self.close() if keep else self.discard(), exc_type)
 
 
 def _result_line(text: str) -> str:

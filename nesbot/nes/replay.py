@@ -13,7 +13,7 @@ after which RAM shows game mode 4 and play state 1 for that piece.
 import json
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
-from typing import IO
+from typing import Protocol
 
 from nesbot._core.buttons import DOWN, LEFT, RIGHT, SELECT, START, A, B
 from nesbot._core.game import Game
@@ -58,6 +58,12 @@ class ReplaySummary:
         ]
 
 
+class TraceSink(Protocol):
+    """Where --trace lines go: an open text file, or nesbot.output_file.OutputFile."""
+
+    def write(self, text: str, /) -> object: ...
+
+
 def trace_record(state: ram.GameState, frame: int) -> dict:
     """The --trace record of a newly active piece."""
     return {
@@ -76,7 +82,7 @@ def trace_record(state: ram.GameState, frame: int) -> dict:
 class _PieceTracer:
     """Counts pieces and writes a trace record when a piece becomes active."""
 
-    def __init__(self, sink: IO[str] | None) -> None:
+    def __init__(self, sink: TraceSink | None) -> None:
         self.sink = sink
         self.pieces = 0
         self.was_active = False
@@ -158,7 +164,7 @@ def _emulator_until_first_piece(emu: Emulator, plan: LogSteps, tracer: _PieceTra
 def replay_on_emulator(
     rom: Rom,
     log: InputLog,
-    trace: IO[str] | None = None,
+    trace: TraceSink | None = None,
     observers: tuple[Callable[[int, Emulator], None], ...] = (),
     on_conflict: OnConflict | None = None,
 ) -> ReplaySummary:
@@ -215,7 +221,7 @@ def _sim_frames(game: Game, plan: LogSteps, start: int, source: str) -> Iterator
 def replay_on_simulator(
     rom: Rom,
     log: InputLog,
-    trace: IO[str] | None = None,
+    trace: TraceSink | None = None,
     on_conflict: OnConflict | None = None,
 ) -> ReplaySummary:
     """Replay the menus on the emulator, then the game from its first active frame on the

@@ -19,6 +19,7 @@ import numpy as np
 
 from nesbot.bot.explain import spawn_orientation
 from nesbot.errors import NesbotError
+from nesbot.output_file import write_output
 from nesbot.rating.grades import GRADES
 from nesbot.rating.nes_colours import LEVEL_COLOURS, PIECE_TILE, WHITE, piece_cells, tiled_boards
 from nesbot.rating.rater import PieceRating, describe_place
@@ -173,19 +174,11 @@ def write_report(
     title: str | None = None,
     stills: dict[int, str] | None = None,
 ) -> None:
-    """Write the analysis board to `path` whole or not at all (a temporary file renamed),
+    """Write the analysis board to `path` whole or not at all (nesbot.output_file),
     with `stills` (ReplayStills'), or for a game read from a video its frames. Raises
     NesbotError when it cannot be written."""
     if not game.ratings:
         raise NesbotError(f"cannot write report {path}: no placement of the game was rated")
-    target = Path(path)
-    page = report_html(game, title or target.stem, video_stills(game) if stills is None else stills)
-    # Beside the target, so that the rename is atomic; opened as any new file, so that it
-    # gets the permissions the user's umask gives.
-    temporary = target.with_name(f".{target.name}.{os.getpid()}.part")
-    try:
-        temporary.write_text(page, encoding="utf-8")
-        os.replace(temporary, target)
-    except OSError as e:
-        temporary.unlink(missing_ok=True)
-        raise NesbotError(f"cannot write report {path}: {e.strerror or e}") from None
+    title = title or Path(path).stem
+    page = report_html(game, title, video_stills(game) if stills is None else stills)
+    write_output(path, "report", page)

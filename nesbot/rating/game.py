@@ -44,6 +44,9 @@ class GameRating:
     measured: bool = True  # the speed was measured from the buttons (a video has none)
     spawns: dict[int, int] = field(default_factory=dict)  # piece number: step (a video's frame)
     video: str | None = None  # the video the game was read from
+    # A video: whether it shows the game's end (False: cut off mid-game, rated as far as it
+    # goes). None for a log, whose end is not judged.
+    complete: bool | None = None
 
     def write_report(self, path: "str | os.PathLike[str]") -> None:
         """Write the analysis board, one HTML file a browser opens from disk
@@ -95,6 +98,7 @@ class GameRating:
         }
         return {
             "pieces": self.pieces,
+            "complete": self.complete,
             "start_level": self.start_level,
             "speed": asdict(self.speed) | {"tap_hz": self.speed.tap_hz, "measured": self.measured},
             "not_found": sum(not r.found for r in self.ratings),
@@ -160,17 +164,18 @@ def rate_video(
 ) -> GameRating:
     """Rate the game a video shows (nesbot.rating.screen reads it, the picture where `crop`
     says or where it is found), at the settings' speed: a video has no buttons to measure
-    it from, nor to tell a misdrop by. A PAL capture is rated under NTSC rules, with a
+    it from, nor to tell a misdrop by. `complete` says whether the video shows the game's
+    end. A PAL capture is rated under NTSC rules, with a
     NesbotWarning that says so."""
-    from nesbot.rating.screen import pal_note, video_pieces  # OpenCV, only for videos
+    from nesbot.rating.screen import pal_note, video_game  # OpenCV, only for videos
 
     note = pal_note(path)
     if note:
         warnings.warn(note, NesbotWarning, stacklevel=2)
-    pieces = video_pieces(path, rom, on_frame, crop)
+    pieces, complete = video_game(path, rom, on_frame, crop)
     rating = rate_pieces(pieces, settings, workers, False, on_rated)
     searched = replace(rating.speed, tap_interval=settings.planner.tap_interval)
-    return replace(rating, speed=searched, measured=False, video=os.fspath(path))
+    return replace(rating, speed=searched, measured=False, video=os.fspath(path), complete=complete)
 
 
 def rate_pieces(

@@ -59,9 +59,26 @@ class Geometry:
     @classmethod
     def of_crop(cls, x: float, y: float, width: float, height: float) -> "Geometry":
         """The geometry of `--crop X,Y,W,H`: the frame's rectangle that shows NES lines
-        8-231 (the 256 x 224 pixels an NTSC set shows)."""
+        8-231 (the 256 x 224 pixels an NTSC set shows). NesbotError unless the four are
+        finite and the width and height above 0 (check_inside then says whether it lies in
+        the picture)."""
+        if not all(math.isfinite(v) for v in (x, y, width, height)) or width <= 0 or height <= 0:
+            raise NesbotError(
+                f"--crop {x:g},{y:g},{width:g},{height:g}: four finite numbers, the width "
+                "and height above 0"
+            )
         sx, sy = width / 256, height / SHOWN_LINES
         return cls(x, y - SHOWN_TOP * sy, sx, sy)
+
+    def check_inside(self, width: int, height: int) -> None:
+        """NesbotError unless the NES picture's shown lines (8-231) lie in a frame of
+        width x height: a --crop outside it would read the border as an empty board."""
+        x, y = self.left, self.top + SHOWN_TOP * self.sy
+        w, h = 256 * self.sx, SHOWN_LINES * self.sy
+        if x < 0 or y < 0 or x + w > width or y + h > height:
+            raise NesbotError(
+                f"--crop {x:g},{y:g},{w:g},{h:g} is not inside the {width} x {height} picture"
+            )
 
 
 @dataclass(frozen=True)

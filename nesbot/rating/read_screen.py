@@ -20,7 +20,7 @@ from nesbot.rating.geometry import (
     is_finding_frame,
 )
 from nesbot.rating.reading import FrameReader, RgbPicture, RomPictures, ScreenReading, rom_pictures
-from nesbot.show.video.decoding import decoded, open_input
+from nesbot.show.video.decoding import check_picture_size, decoded, open_input
 
 Picture = str | os.PathLike[str] | np.ndarray | av.VideoFrame
 
@@ -47,6 +47,7 @@ def read_screen(
         greys = [rgb.max(axis=2)]
     if crop is not None:
         geometry = Geometry.of_crop(*crop)
+        geometry.check_inside(rgb.shape[1], rgb.shape[0])
     else:
         found = find_in_frames(greys, Landmarks.of_screen(pictures.screen))
         geometry = check_found(found, "the picture")
@@ -69,14 +70,43 @@ def _rgb(picture: Picture) -> np.ndarray:
     if isinstance(picture, np.ndarray):
         if picture.dtype != np.uint8 or picture.ndim not in (2, 3):
             raise NesbotError("a picture array must be height x width (x 3) of uint8")
+        check_picture_size(picture.shape[1], picture.shape[0], "the picture array")
         return picture if picture.ndim == 3 else np.repeat(picture[:, :, None], 3, axis=2)
     path = Path(picture)
     if not path.is_file():
         raise NesbotError(f"cannot read picture {path}: no such file")
+    size = image_size(path)
+    if size is not None:  # known before decoding: a huge picture is refused at once
+        check_picture_size(*size, f"picture {path}")
     bgr = cv2.imread(str(path), cv2.IMREAD_COLOR)
     if bgr is None:
         raise NesbotError(f"cannot read picture {path}: not an image or a video nesbot reads")
+    check_picture_size(bgr.shape[1], bgr.shape[0], f"picture {path}")
     return cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB)
+
+
+_PNG = b"\x89PNG\r\n\x1a\n"
+# JPEG markers that start a frame and state its size (SOF0-15, but DHT, JPG and DAC).
+_JPEG_FRAMES = frozenset(range(0xC0, 0xD0)) - {0xC4, 0xC8, 0xCC}
+
+
+def image_size(path: Path) -> tuple[int, int] | None:
+    """A PNG's or JPEG's width and height from its header, without decoding it; None for
+    another format (or a header not found in the first 64 KB), sized once decoded."""
+    with path.open("rb") as file:
+        head = file.read(1 << 16)
+    if head.startswith(_PNG) and head[12:16] == b"IHDR":
+        return int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
+    if not head.startswith(b"\xff\xd8"):
+        return None
+    at = 2
+    while at + 9 <= len(head) and head[at] == 0xFF:
+        marker, length = head[at + 1], int.from_bytes(head[at + 2 : at + 4], "big")
+        if marker in _JPEG_FRAMES:
+            height = int.from_bytes(head[at + 5 : at + 7], "big")
+            return int.from_bytes(head[at + 7 : at + 9], "big"), height
+        at += 2 + length
+    return None
 
 
 def _video_frame(path: Path, number: int) -> tuple[np.ndarray, list[np.ndarray]]:

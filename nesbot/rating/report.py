@@ -93,6 +93,10 @@ def summary_text(game: GameRating) -> str:
             + " ".join(f"{figures['grades'][g]:>10}" for g in GRADES)
         )
     notes = []
+    if summary["complete"] is False:
+        notes.append(
+            "the video ends before the game does: what it shows is rated, not the whole game"
+        )
     misdrops = summary["game"]["misdrops"]
     if misdrops:
         game_figures = summary["game"]

@@ -120,6 +120,12 @@ def _pictures(path: Path) -> Iterator[Picture]:
             yield Picture(frame)
 
 
+# The longest video read: two hours at 60 frames a second, whose readings (each picture's
+# boards and counters, ~1 KB) stay under half a gigabyte; a game to the kill screen and far
+# past it is under an hour.
+MAX_VIDEO_FRAMES = 2 * 60 * 60 * 60
+
+
 def read_states(
     path: str | os.PathLike[str],
     rom: Rom,
@@ -139,6 +145,13 @@ def read_states(
     fields = [FrameReader(geometry, pictures, parity) for parity in (0, 1)]
     read = []
     for index, picture in enumerate(_pictures(path)):
+        if index == MAX_VIDEO_FRAMES:
+            raise NesbotError(
+                f"cannot read video {path}: longer than {MAX_VIDEO_FRAMES:,} frames (two hours "
+                "at 60 a second); cut it to the game"
+            )
+        if crop is not None and index == 0:
+            crop.check_inside(picture.width, picture.height)
         top, bottom = (reader.cell_values(picture) for reader in fields)
         lines, score, level, next_piece, threshold = whole.counters(picture)
         boards = _field_boards(top, bottom, threshold)
@@ -354,8 +367,21 @@ def video_pieces(
     crop: Geometry | None = None,
 ) -> list[LoggedPiece]:
     """The pieces of the first game a video shows (nesbot rate GAME.mp4)."""
+    return video_game(path, rom, on_frame, crop)[0]
+
+
+def video_game(
+    path: str | os.PathLike[str],
+    rom: Rom,
+    on_frame: Callable[[int], None] | None = None,
+    crop: Geometry | None = None,
+) -> tuple[list[LoggedPiece], bool]:
+    """The pieces of the first game a video shows, and whether it shows the game's end:
+    the curtain the ROM draws over the whole playfield when a game is over (a full board,
+    after the last piece). A video cut off mid-game shows none."""
     _geometry, states = read_states(path, rom, on_frame, crop)
     found = spawns(states)
     if len(found) < 2:
         raise NesbotError(f"{path}: no game found on the screen (fewer than two pieces)")
-    return pieces_from_spawns(found)
+    after_last = [state for state in states if state.frame > found[-1].frame]
+    return pieces_from_spawns(found), any(state.board.all() for state in after_last)

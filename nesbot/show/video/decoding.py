@@ -12,6 +12,21 @@ import numpy as np
 
 from nesbot.errors import NesbotError
 
+# The largest picture nesbot reads: a 4K UHD frame's pixels, in any shape. A capture of a
+# NES picture is at most 1080 lines; a larger one would only make the reader slow (a
+# 20000 x 20000 picture once took ten minutes and 4.9 GB). Checked before decoding.
+MAX_PICTURE_PIXELS = 3840 * 2160
+
+
+def check_picture_size(width: int, height: int, what: str) -> None:
+    """NesbotError unless a width x height picture is one nesbot reads (MAX_PICTURE_PIXELS;
+    `what` names it: "picture x.png", "video x.mp4")."""
+    if width <= 0 or height <= 0 or width * height > MAX_PICTURE_PIXELS:
+        raise NesbotError(
+            f"cannot read {what}: its pictures are {width} x {height}, above the "
+            f"{MAX_PICTURE_PIXELS:,} pixels (3840 x 2160) nesbot reads; scale it down first"
+        )
+
 
 @dataclass(frozen=True)
 class VideoFacts:
@@ -41,14 +56,24 @@ def open_input(path: Path) -> av.container.InputContainer:
     if not container.streams.video:
         container.close()
         raise NesbotError(f"cannot read video {path}: it has no video stream")
+    context = container.streams.video[0].codec_context
+    if context.width or context.height:  # a stream that states no size is checked per frame
+        try:
+            check_picture_size(context.width, context.height, f"video {path}")
+        except NesbotError:
+            container.close()
+            raise
     return container
 
 
 def decoded(container: av.container.InputContainer, path: Path) -> Iterator[av.VideoFrame]:
     """The frames of `container`'s (open_input's) first video stream, in order; NesbotError
-    (one line) when the file breaks off or holds something PyAV cannot decode."""
+    (one line) when the file breaks off, holds something PyAV cannot decode, or a picture
+    larger than MAX_PICTURE_PIXELS (a stream may change its size)."""
     try:
-        yield from container.decode(container.streams.video[0])
+        for frame in container.decode(container.streams.video[0]):
+            check_picture_size(frame.width, frame.height, f"video {path}")
+            yield frame
     except av.FFmpegError as error:
         raise NesbotError(f"cannot read video {path}: {error}") from None
 

@@ -1,11 +1,11 @@
 """Which files nesbot writes: video formats by extension and codec, and output paths
 checked before a game rather than after it."""
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from nesbot.errors import NesbotError
+from nesbot.output_file import check_output
 
 DEFAULT_SCALE = 3  # 720 lines, a standard HD height
 CODECS = ("nesbot", "x264")  # an .mp4's encoders; nesbot's own is the default
@@ -57,23 +57,11 @@ def video_format(path: Path, codec: str | None = None) -> Format:
     raise NesbotError(f"cannot write video {path}: the name must end in .mp4 or .webm")
 
 
-def check_output_path(path: Path, what: str) -> None:
-    # PyAV and OpenCV would report these late (PyAV creates the file with the first frame)
-    # or not at all (imwrite returns False), so name the reason while it can still be known.
-    parent = path.parent
-    if not parent.is_dir():
-        raise NesbotError(f"cannot write {what} {path}: the directory {parent} does not exist")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise NesbotError(f"cannot write {what} {path}: the directory {parent} is not writable")
-    if path.is_dir():
-        raise NesbotError(f"cannot write {what} {path}: it is a directory")
-
-
 def check_video_path(path: Path, codec: str | None = None) -> Format:
     """The format of a video path that can be written, or NesbotError (checked before a
     game, not after)."""
     found = video_format(path, codec)
-    check_output_path(path, "video")
+    check_output(path, "video")
     return found
 
 
@@ -81,4 +69,4 @@ def check_png_path(path: Path) -> None:
     """NesbotError unless a PNG can be written at path (checked before a game, not after)."""
     if path.suffix.lower() != ".png":
         raise NesbotError(f"cannot write still {path}: the name must end in .png")
-    check_output_path(path, "still")
+    check_output(path, "still")

@@ -8,6 +8,7 @@ import av
 import numpy as np
 
 from nesbot.nes.screen_layout import CELL
+from nesbot.output_file import OutputFile
 from nesbot.show.overlay import FrameInfo, Renderer
 from nesbot.show.pace import NTSC_RATE
 from nesbot.show.video.formats import video_format
@@ -29,8 +30,9 @@ class Encoder:
     """Encodes frames into one file, in the calling thread: the encoder process's work.
 
     The container is opened with the first frame (so a writer given no frames leaves no
-    file). `finish()` writes what the encoder still holds and the index; it also runs after
-    an error, so that the frames before it play.
+    file), beside `path` (nesbot.output_file). `finish()` writes what the encoder still
+    holds and the index, and renames the file into place; `finish(keep=False)`, after an
+    error, removes it instead, leaving an older file at `path` as it was.
     """
 
     def __init__(self, path: Path, scale: int, overlay: bool, codec: str | None = None) -> None:
@@ -41,6 +43,7 @@ class Encoder:
         self._container: av.container.OutputContainer | None = None
         self._stream: av.VideoStream | av.stream.Stream | None = None
         self._h264: H264Writer | None = None
+        self._out: OutputFile | None = None
         if self.format.written_here:
             width, height = self.picture.width, self.picture.height
             self._h264 = H264Writer(width, height, CELL * scale, float(NTSC_RATE))
@@ -85,24 +88,40 @@ class Encoder:
             self._container.mux(packet)
         self.frames += 1
 
-    def finish(self) -> None:
-        container = self._container
-        if container is None:
+    def finish(self, keep: bool = True) -> None:
+        container, out = self._container, self._out
+        if container is None or out is None:
             return
+        self._container = self._out = None
         try:
-            if self._h264 is None:
-                assert isinstance(self._stream, av.VideoStream)
-                container.mux(self._stream.encode(None))  # the frames the codec still holds
-        finally:
-            self._container = None
-            container.close()  # writes the index (and moves it to the front)
+            try:
+                if keep and self._h264 is None:
+                    assert isinstance(self._stream, av.VideoStream)
+                    container.mux(self._stream.encode(None))  # the frames the codec holds
+            finally:
+                container.close()  # writes the index (and moves it to the front)
+        except BaseException:
+            out.discard()
+            raise
+        if keep:
+            out.commit()
+        else:
+            out.discard()
 
     def _open(self) -> tuple[av.container.OutputContainer, av.VideoStream | av.stream.Stream]:
         fmt = self.format
         width, height = self.picture.width, self.picture.height
-        container = av.open(
-            str(self.path), mode="w", format=fmt.container, options=fmt.container_options
-        )
+        self._out = OutputFile(self.path, "video", binary=True)
+        try:
+            container = av.open(
+                str(self._out.by_name()),
+                mode="w",
+                format=fmt.container,
+                options=fmt.container_options,
+            )
+        except BaseException:
+            self._out.discard()
+            raise
         try:
             if self._h264 is not None:
                 # The muxer takes the SPS and PPS from the first picture, which carries them.
@@ -124,5 +143,6 @@ class Encoder:
             context.color_range = _LIMITED_RANGE
         except BaseException:
             container.close()
+            self._out.discard()
             raise
         return container, stream

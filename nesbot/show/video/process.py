@@ -15,6 +15,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from nesbot.errors import NesbotError
 from nesbot.nes.screen_layout import SCREEN_HEIGHT, SCREEN_WIDTH
 from nesbot.show.video.muxing import Encoder
 
@@ -23,13 +24,16 @@ from nesbot.show.video.muxing import Encoder
 # FrameInfo of this many bytes (0: none).
 FRAME = struct.Struct("<II")
 STOP = b"stop"  # writer -> encoder: no more frames
+DISCARD = b"discard"  # writer -> encoder: no more frames, and keep no file (the run failed)
 READY = b"r"  # encoder -> writer: started, shared memory mapped
 TAKEN = b"t"  # encoder -> writer: + how many (uint32) of the oldest slots are free again
 ERROR = b"e"  # encoder -> writer: + the pickled exception; later frames are dropped
 CLOSED = b"c"  # encoder -> writer: + frames in the file (uint32); the file is complete
 
 
-def _pickled_error(error: BaseException) -> bytes:
+def _pickled_error(error: BaseException, path: str) -> bytes:
+    if isinstance(error, OSError):  # a full disk, a vanished directory: one line for the user
+        error = NesbotError(f"cannot write video {path}: {error.strerror or error}")
     try:
         return pickle.dumps(error)
     except Exception:  # an exception that does not pickle still reaches the user
@@ -47,7 +51,7 @@ def _encoder_process(
     shared = shared_memory.SharedMemory(name=memory, track=False)
     screens = np.ndarray((slots, SCREEN_HEIGHT, SCREEN_WIDTH, 3), np.uint8, buffer=shared.buf)
     encoder = Encoder(Path(path), scale, overlay, codec)
-    failed = False
+    failed = discard = False
     _send_quietly(conn, READY)  # the memory is mapped: it may be unlinked from now on
     try:
         while True:
@@ -55,7 +59,8 @@ def _encoder_process(
                 message = conn.recv_bytes()
             except (EOFError, OSError):
                 break  # the writer's process ended without closing: finish the file
-            if message == STOP:
+            if message in (STOP, DISCARD):
+                discard = message == DISCARD
                 break
             offset = taken = 0
             while offset < len(message):
@@ -70,15 +75,18 @@ def _encoder_process(
                     encoder.encode(encoder.prepare(screens[slot], info))
                 except Exception as error:
                     failed = True
-                    _send_quietly(conn, ERROR + _pickled_error(error))
+                    _send_quietly(conn, ERROR + _pickled_error(error, path))
             _send_quietly(conn, TAKEN + struct.pack("<I", taken))
     finally:
         try:
-            encoder.finish()
+            # A file cut by a fault is not kept over an older one; Ctrl-C's is (STOP).
+            encoder.finish(keep=not (failed or discard))
+            if failed or discard:
+                encoder.frames = 0
         except Exception as error:
             encoder.frames = 0  # the file could not be finished: it holds none that play
             if not failed:
-                _send_quietly(conn, ERROR + _pickled_error(error))
+                _send_quietly(conn, ERROR + _pickled_error(error, path))
         _send_quietly(conn, CLOSED + struct.pack("<I", encoder.frames))
         del screens
         shared.close()

@@ -7,6 +7,7 @@ import cv2
 import numpy as np
 
 from nesbot.errors import NesbotError
+from nesbot.output_file import write_output
 from nesbot.show.video.formats import check_png_path
 
 
@@ -17,8 +18,9 @@ def save_png(picture: np.ndarray, path_png: str | os.PathLike[str]) -> None:
     if not isinstance(picture, np.ndarray) or picture.ndim != 3 or picture.shape[2] != 3:
         raise ValueError("a picture must be a height x width x 3 RGB array")
     try:
-        written = cv2.imwrite(str(path), cv2.cvtColor(picture, cv2.COLOR_RGB2BGR))
+        encoded, png = cv2.imencode(".png", cv2.cvtColor(picture, cv2.COLOR_RGB2BGR))
     except cv2.error:
-        written = False
-    if not written:
-        raise NesbotError(f"cannot write still {path}")
+        encoded = False
+    if not encoded:
+        raise NesbotError(f"cannot write still {path}: the picture does not encode as a PNG")
+    write_output(path, "still", png.tobytes())

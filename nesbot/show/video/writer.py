@@ -5,7 +5,7 @@ import os
 import pickle
 import struct
 import weakref
-from multiprocessing import shared_memory
+from multiprocessing import resource_tracker, shared_memory
 from pathlib import Path
 from types import TracebackType
 from typing import Self
@@ -15,10 +15,20 @@ import numpy as np
 
 from nesbot.errors import NesbotError
 from nesbot.nes.screen_layout import SCREEN_HEIGHT, SCREEN_WIDTH
+from nesbot.output_file import end_of_block
 from nesbot.show.overlay import FrameInfo, Renderer, check_scale
 from nesbot.show.video.formats import DEFAULT_SCALE, check_video_path
 from nesbot.show.video.pictures import check_screen
-from nesbot.show.video.process import CLOSED, ERROR, FRAME, READY, STOP, TAKEN, start_encoder
+from nesbot.show.video.process import (
+    CLOSED,
+    DISCARD,
+    ERROR,
+    FRAME,
+    READY,
+    STOP,
+    TAKEN,
+    start_encoder,
+)
 
 # Frames that may wait for the encoder at scale 1 (184 KB each: ~12 MB); fewer at larger
 # scales, where each costs more to encode, so that close() drains in well under a second.
@@ -72,7 +82,17 @@ class VideoWriter:
         self._ready = False  # the encoder has started
         self._error: BaseException | None = None
         self._error_reported = False
-        self._memory = shared_memory.SharedMemory(create=True, size=self._slots * _SCREEN_BYTES)
+        try:
+            # Tracked only once made: CPython's failed create unregisters a name it never
+            # registered, and the tracker process then prints a traceback of its own.
+            size = self._slots * _SCREEN_BYTES
+            self._memory = shared_memory.SharedMemory(create=True, size=size, track=False)
+        except OSError as error:  # /dev/shm full, or a file size limit
+            raise NesbotError(
+                f"cannot write video {self.path}: no shared memory for its frames "
+                f"({error.strerror or error})"
+            ) from None
+        resource_tracker.register(self._memory._name, "shared_memory")  # type: ignore[attr-defined]
         self._screens = np.ndarray(
             (self._slots, SCREEN_HEIGHT, SCREEN_WIDTH, 3), np.uint8, buffer=self._memory.buf
         )
@@ -139,16 +159,18 @@ class VideoWriter:
             finally:
                 self._batch.clear()
 
-    def close(self) -> None:
-        """Finish the file (idempotent). Raises an error the encoder met, unless write()
-        already has; write() raises it every time, since nothing more is encoded."""
+    def close(self, keep: bool = True) -> None:
+        """Finish the file and rename it into place (idempotent); with `keep` False, after
+        a failed run, remove it instead, an older file at the path untouched. Raises an error
+        the encoder met, unless write() already has; write() raises it every time, since
+        nothing more is encoded (a file the encoder failed on is not kept)."""
         if not self._closed:
             self._closed = True
             interrupted: KeyboardInterrupt | None = None
             with contextlib.suppress(OSError):  # the encoder is gone: its file is what there is
                 if self._batch:
                     self._conn.send_bytes(b"".join(self._batch))
-                self._conn.send_bytes(STOP)
+                self._conn.send_bytes(STOP if keep else DISCARD)
             self._batch.clear()
             # A second Ctrl-C must not abandon the wait: the file is only playable once the
             # encoder has written its index, which comes within queue_frames() encodes.
@@ -173,7 +195,7 @@ class VideoWriter:
         exc: BaseException | None,
         traceback: TracebackType | None,
     ) -> None:
-        self.close()
+        end_of_block(self.close, exc_type)
 
     def _wait_finished(self) -> None:
         while not self._finished and self._receive(wait=True):
@@ -212,8 +234,7 @@ class VideoWriter:
     def _release(self) -> None:
         self._conn.close()
         del self._screens
-        self._memory.close()
-        self._memory.unlink()
+        _free(self._memory)
 
     def _raise_encoder_error(self, again: bool = True) -> None:
         if self._error is not None and (again or not self._error_reported):
@@ -229,5 +250,11 @@ def _finish_abandoned(conn, process, memory, batch: list[bytes]) -> None:
         conn.send_bytes(STOP)
         conn.close()
     process.wait()
+    _free(memory)
+
+
+def _free(memory: shared_memory.SharedMemory) -> None:
+    """Unmap and remove the frames' memory, and tell the tracker (it was tracked by hand)."""
     memory.close()
     memory.unlink()
+    resource_tracker.unregister(memory._name, "shared_memory")  # type: ignore[attr-defined]
