@@ -157,6 +157,15 @@ def test_any_edit_of_a_checkpoint_is_refused_or_resumes_finite(kind, choice, val
     assert all(math.isfinite(x) for x in _numbers(state))
 
 
+def test_a_generator_state_out_of_range_is_one_error(tmp_path):
+    """Hypothesis found it: a key of the CMA-ES run's random generator below 0 (uint32)."""
+    config, data = CHECKPOINTS["cmaes"]
+    kind, keys, *rest = data["numpy_random"]
+    bad = data | {"numpy_random": [kind, [-1, *keys[1:]], *rest]}
+    with pytest.raises(NesbotError, match="its CMA-ES state does not load"):
+        _load(tmp_path, config, json.dumps(bad))
+
+
 def test_train_refuses_a_nan_checkpoint_before_any_game(tmp_path, capsys):
     """The issue's case: a NaN fitness resumed and wrote weights with "fitness": NaN."""
     from nesbot.cli import main

@@ -378,7 +378,7 @@ def load_checkpoint(
             cma = cma_from_json(data, config.start, config.spread, config.particles, config.seed)
         except NesbotError as e:  # said without the file's name
             raise NesbotError(f"checkpoint {path}: {e}") from None
-        except (AttributeError, IndexError, KeyError, TypeError, ValueError) as e:
+        except (AttributeError, IndexError, KeyError, OverflowError, TypeError, ValueError) as e:
             raise NesbotError(f"checkpoint {path}: its CMA-ES state does not load ({e})") from None
         return cma, None
     check_swarm(path, data, config.particles, len(config.start))
