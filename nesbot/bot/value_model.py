@@ -136,17 +136,21 @@ def with_value_model(
     """`evaluator` playing with `model` (its scale, or `scale`), named after both."""
     if scale is not None:
         model = replace(model, scale=scale)
-    fields = {name: getattr(evaluator, name) for name in evaluator.__dataclass_fields__}
-    fields["name"] = f"{evaluator.name}+{label}@{model.scale:g}"
+    fields = _evaluator_fields(evaluator) | {"name": f"{evaluator.name}+{label}@{model.scale:g}"}
     return LearnedEvaluator(**fields, value_model=model)
 
 
 def without_value_model(evaluator: Evaluator) -> Evaluator:
     """`evaluator` with no learned value at any tap rate (`--value-model off`)."""
-    fields = {name: getattr(evaluator, name) for name in Evaluator.__dataclass_fields__}
+    fields = _evaluator_fields(evaluator) | {"value_models_by_tap_hz": {}}
     if isinstance(evaluator, LearnedEvaluator) or evaluator.value_models_by_tap_hz:
         fields["name"] = f"{evaluator.name}+no-value"
-    return Evaluator(**fields | {"value_models_by_tap_hz": {}})
+    return Evaluator(**fields)
+
+
+def _evaluator_fields(evaluator: Evaluator) -> dict[str, Any]:
+    """An evaluator's fields as a plain Evaluator has them (a given model left out)."""
+    return {name: getattr(evaluator, name) for name in Evaluator.__dataclass_fields__}
 
 
 @cache

@@ -57,6 +57,44 @@ def _named(run: Any, name: Any) -> Any:
     return run
 
 
+def read_records(path: Path) -> list[dict]:
+    """A games file's lines, checked: its header and its games (none if there is no file);
+    a torn last line (a run killed mid-write) is dropped."""
+    try:
+        file = path.open("rb")
+    except FileNotFoundError:
+        return []
+    except OSError as e:
+        raise NesbotError(f"cannot read games file {path}: {e.strerror}") from None
+    with file:
+        records: list[dict] = []
+        for number, line, torn in _lines(file, path):
+            try:
+                record = json.loads(line)
+            except (json.JSONDecodeError, UnicodeDecodeError):
+                if torn and number > 1:
+                    break
+                raise NesbotError(
+                    f"{path} line {number} is not JSON: not a file of simulated games"
+                ) from None
+            problem = _header_problem(record) if number == 1 else _game_problem(record)
+            if problem:
+                raise NesbotError(f"{path} line {number} {problem}")
+            records.append(record)
+    return records
+
+
+def read_games(path: str | Path) -> tuple[dict[str, Any], dict[int, dict]]:
+    """A games file read for its figures alone: the run its first line names and its
+    games by index (nothing is written)."""
+    path = Path(path)
+    records = read_records(path)
+    if not records or records[0].get("format") != FORMAT:
+        raise NesbotError(f"{path} is not a file of simulated games")
+    header, *games = records
+    return header["run"], {game.pop("index"): game for game in games}
+
+
 class SavedGames:
     """The games of `run` already in `path` (`done`, by index), and the place to add the
     others."""
@@ -64,7 +102,7 @@ class SavedGames:
     def __init__(self, path: str | Path, run: dict[str, Any]) -> None:
         self.path = Path(path)
         self.done: dict[int, dict] = {}
-        lines = self._read()
+        lines = read_records(self.path)
         if lines:
             header, *games = lines
             if header.get("format") != FORMAT:
@@ -87,32 +125,6 @@ class SavedGames:
             self._out = self.path.open("a", encoding="utf-8")
         except OSError as e:
             raise NesbotError(f"cannot write games file {self.path}: {e.strerror}") from None
-
-    def _read(self) -> list[dict]:
-        """The header and the games, checked; a torn last line (a run killed mid-write) is
-        dropped."""
-        try:
-            file = self.path.open("rb")
-        except FileNotFoundError:
-            return []
-        except OSError as e:
-            raise NesbotError(f"cannot read games file {self.path}: {e.strerror}") from None
-        with file:
-            records: list[dict] = []
-            for number, line, torn in _lines(file, self.path):
-                try:
-                    record = json.loads(line)
-                except (json.JSONDecodeError, UnicodeDecodeError):
-                    if torn and number > 1:
-                        break
-                    raise NesbotError(
-                        f"{self.path} line {number} is not JSON: not a file of simulated games"
-                    ) from None
-                problem = _header_problem(record) if number == 1 else _game_problem(record)
-                if problem:
-                    raise NesbotError(f"{self.path} line {number} {problem}")
-                records.append(record)
-        return records
 
     def add(self, index: int, result: dict) -> None:
         try:

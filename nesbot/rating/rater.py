@@ -12,6 +12,7 @@ from nesbot._core.moves import Searcher
 from nesbot._core.pieces import ORIENTATION_CELLS, PIECE_NAMES, PIECE_TYPE
 from nesbot._core.value_terms import evaluate_trace
 from nesbot.bot.planning import DEFAULT_SETTINGS, PlannerSettings, build_planner
+from nesbot.bot.value_model import without_value_model
 from nesbot.errors import NesbotError
 from nesbot.evaluation.evaluators import Evaluator
 from nesbot.nes import ram
@@ -199,9 +200,7 @@ class Rater:
     def __init__(self, settings: RatingSettings) -> None:
         # Points lost are the evaluation's: no learned value re-ranks the kill screen here
         # (the one shipped was learned from the bot's own games, not a person's).
-        settings = replace(
-            settings, evaluator=replace(settings.evaluator, value_models_by_tap_hz={})
-        )
+        settings = replace(settings, evaluator=without_value_model(settings.evaluator))
         self.settings = settings
         planner_settings = settings.planner
         # The best placement among those reachable without soft drop: Down adds only

@@ -12,11 +12,12 @@ game that ended before counts its end), the pre-29 line clears.
 """
 
 import argparse
-import json
 from pathlib import Path
 
 import numpy as np
 
+from nesbot.errors import NesbotError
+from nesbot.lab.saved_games import read_games
 from nesbot.lab.statistics import standard_error
 
 FIGURES = {  # name -> a game's value
@@ -29,19 +30,16 @@ FIGURES = {  # name -> a game's value
 }
 
 
-def games(path: Path) -> tuple[dict, dict[int, dict]]:
-    """A games file's run and its games by index."""
-    header, *lines = (json.loads(line) for line in path.read_text(encoding="utf-8").splitlines())
-    return header["run"], {game.pop("index"): game for game in lines}
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("a", type=Path)
     parser.add_argument("b", type=Path)
     args = parser.parse_args()
-    run_a, a = games(args.a)
-    run_b, b = games(args.b)
+    try:
+        run_a, a = read_games(args.a)
+        run_b, b = read_games(args.b)
+    except NesbotError as e:
+        raise SystemExit(f"paired_games.py: {e}") from None
     if (run_a["seed"], run_a["level"]) != (run_b["seed"], run_b["level"]):
         raise SystemExit("the two files are not of the same seed and start level: not paired")
     common = sorted(set(a) & set(b))
