@@ -88,8 +88,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from nesbot.lab.workers import check_workers
     from nesbot.rating.game import VIDEO_SUFFIXES, rate_log
 
+    check_workers(args.workers)
     check_distinct(
         {"GAME": args.game, "--rom": args.rom, "--weights": args.weights},
         {"--video": args.video, "--report": args.report},

@@ -81,8 +81,10 @@ def run(args: argparse.Namespace) -> int:
     from nesbot.evaluation.weights import save_weights
     from nesbot.lab.game_runs import run_games
     from nesbot.lab.train import TrainConfig, ray_runner, train, trained_weights
+    from nesbot.lab.workers import check_workers
     from nesbot.progress import Progress
 
+    check_workers(args.workers)
     check_distinct(
         {"--weights": args.weights}, {"--out": args.out, "--checkpoint": args.checkpoint}
     )

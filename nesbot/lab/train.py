@@ -60,6 +60,9 @@ INERTIA = 0.729844
 COGNITIVE = 1.496180
 SOCIAL = 1.496180
 CHECKPOINT_VERSION = 3
+# An iteration's games (particles x games; a day of play on two cores), each with its
+# settings and its result held at once: about a kilobyte each.
+MAX_ITERATION_GAMES = 100_000
 
 
 @dataclass(frozen=True)
@@ -98,6 +101,12 @@ class TrainConfig:
     def __post_init__(self) -> None:
         if self.particles < 2 or self.games < 1:
             raise NesbotError("train needs --particles >= 2 and --games >= 1")
+        if self.particles * self.games > MAX_ITERATION_GAMES:
+            # An iteration's games are listed (and their results kept) at once.
+            raise NesbotError(
+                f"--particles {self.particles} x --games {self.games}: an iteration plays "
+                f"at most {MAX_ITERATION_GAMES:,} games"
+            )
         if self.learned:
             if len(self.start) != len(self.learned):
                 raise NesbotError(

@@ -31,10 +31,15 @@ def map_indexed[T, R](
         yield from pool.imap_unordered(indexed, enumerate(items), chunksize=1)
 
 
+# More processes than this are never faster on one machine, and each holds an emulator or
+# a simulator's tables (tens of MB): a typo's 100000 must not start that many.
+MAX_WORKERS = 256
+
+
 def check_workers(workers: int) -> None:
-    """NesbotError unless `workers` is at least 1."""
-    if workers < 1:
-        raise NesbotError(f"--workers {workers}: need at least 1")
+    """NesbotError unless `workers` is 1 to MAX_WORKERS."""
+    if not 1 <= workers <= MAX_WORKERS:
+        raise NesbotError(f"--workers {workers}: need 1 to {MAX_WORKERS}")
 
 
 def ray_map[T, R](function: Callable[[T], R], address: str, workers: int) -> Callable[..., list[R]]:

@@ -76,8 +76,12 @@ def _rgb(picture: Picture) -> np.ndarray:
     if not path.is_file():
         raise NesbotError(f"cannot read picture {path}: no such file")
     size = image_size(path)
-    if size is not None:  # known before decoding: a huge picture is refused at once
-        check_picture_size(*size, f"picture {path}")
+    if size is None:  # its size would be known only by decoding it, however large
+        raise NesbotError(
+            f"cannot read picture {path}: not an image nesbot reads (PNG, JPEG, BMP or "
+            "WebP, or a video); convert it to PNG first"
+        )
+    check_picture_size(*size, f"picture {path}")  # before decoding: a huge one at once
     bgr = cv2.imread(str(path), cv2.IMREAD_COLOR)
     if bgr is None:
         raise NesbotError(f"cannot read picture {path}: not an image or a video nesbot reads")
@@ -91,12 +95,19 @@ _JPEG_FRAMES = frozenset(range(0xC0, 0xD0)) - {0xC4, 0xC8, 0xCC}
 
 
 def image_size(path: Path) -> tuple[int, int] | None:
-    """A PNG's or JPEG's width and height from its header, without decoding it; None for
-    another format (or a header not found in the first 64 KB), sized once decoded."""
+    """A PNG's, JPEG's, BMP's or WebP's width and height from its header, without decoding
+    it; None for another format (or a header not found in the first 64 KB)."""
     with path.open("rb") as file:
         head = file.read(1 << 16)
     if head.startswith(_PNG) and head[12:16] == b"IHDR":
         return int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
+    if head.startswith(b"BM") and len(head) >= 26:  # BITMAPINFOHEADER: height < 0 is top-down
+        width, height = (
+            int.from_bytes(head[at : at + 4], "little", signed=True) for at in (18, 22)
+        )
+        return width, abs(height)
+    if head.startswith(b"RIFF") and head[8:12] == b"WEBP":
+        return _webp_size(head)
     if not head.startswith(b"\xff\xd8"):
         return None
     at = 2
@@ -106,6 +117,21 @@ def image_size(path: Path) -> tuple[int, int] | None:
             height = int.from_bytes(head[at + 5 : at + 7], "big")
             return int.from_bytes(head[at + 7 : at + 9], "big"), height
         at += 2 + length
+    return None
+
+
+def _webp_size(head: bytes) -> tuple[int, int] | None:
+    """A WebP's canvas from its first chunk: extended (VP8X), lossless (VP8L) or lossy (VP8)."""
+    chunk, data = head[12:16], head[20:]
+    if chunk == b"VP8X" and len(data) >= 10:
+        return 1 + int.from_bytes(data[4:7], "little"), 1 + int.from_bytes(data[7:10], "little")
+    if chunk == b"VP8L" and len(data) >= 5 and data[0] == 0x2F:
+        bits = int.from_bytes(data[1:5], "little")
+        return 1 + (bits & 0x3FFF), 1 + ((bits >> 14) & 0x3FFF)
+    if chunk == b"VP8 " and len(data) >= 10 and data[3:6] == b"\x9d\x01\x2a":
+        return (int.from_bytes(data[6:8], "little") & 0x3FFF), (
+            int.from_bytes(data[8:10], "little") & 0x3FFF
+        )
     return None
 
 
