@@ -16,3 +16,15 @@ def read_at_most(path: str | os.PathLike[str], limit: int, what: str) -> bytes:
             f"{what} {os.fspath(path)} is larger than {limit:,} bytes: not a file nesbot reads"
         )
     return data
+
+
+def check_input_file(path: str | os.PathLike[str], what: str) -> None:
+    """NesbotError, naming the file as `what`, unless it is a regular file: missing, a
+    directory, or a device or pipe (which could be endless) each said as it is."""
+    given = os.fspath(path)
+    if os.path.isdir(given):
+        raise NesbotError(f"cannot read {what} {given}: it is a directory")
+    if not os.path.exists(given):
+        raise NesbotError(f"cannot read {what} {given}: no such file")
+    if not os.path.isfile(given):
+        raise NesbotError(f"cannot read {what} {given}: it is not a regular file")

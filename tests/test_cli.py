@@ -10,6 +10,7 @@ import pytest
 
 from nesbot.cli import COMMANDS, main
 from nesbot.evaluation.evaluators import DEFAULT_EVALUATOR
+from nesbot.lab.workers import max_workers
 
 
 def nesbot(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
@@ -422,7 +423,8 @@ def test_explain_refuses_an_endless_board(tmp_path):
 def test_a_typos_worker_count_starts_no_processes(args, tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     assert main(args) == 2
-    assert capsys.readouterr().err.strip() == "nesbot: error: --workers 100000: need 1 to 256"
+    error = capsys.readouterr().err.strip()
+    assert error.startswith(f"nesbot: error: --workers 100000: need 1 to {max_workers()} ")
     assert not list(tmp_path.iterdir())
 
 
@@ -432,3 +434,19 @@ def test_an_iteration_of_a_trillion_games_is_refused_before_any(tmp_path, capsys
     error = capsys.readouterr().err.strip()
     assert error.startswith("nesbot: error: --particles 1000000 x --games 1000000: an iteration")
     assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("rows", "args", "message"),
+    [
+        (["." * 10] * 18 + ["#" * 10, "#" * 9 + "."], [], "row 19 is full"),
+        (["....##...."] + ["." * 10] * 19, [], "covers T's spawn place: the game is over"),
+        (["." * 10] * 20, ["--level", "300"], "--level 300: the game's level is a byte, 0-255"),
+    ],
+)
+def test_explain_refuses_what_the_game_cannot_show(rows, args, message, tmp_path, capsys):
+    board = tmp_path / "board.txt"
+    board.write_text("\n".join(rows) + "\n")
+    assert main(["explain", str(board), "--piece", "T", "--next", "I", *args]) == 2
+    error = capsys.readouterr().err.strip()
+    assert error.startswith("nesbot: error: ") and message in error and "\n" not in error

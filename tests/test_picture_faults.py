@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 import nesbot
 from nesbot.errors import NesbotError
+from nesbot.rating import screen
 from nesbot.rating.read_screen import image_size
 from nesbot.show.video.decoding import MAX_PICTURE_PIXELS
 
@@ -125,3 +126,22 @@ def test_any_bytes_as_a_picture_or_video_are_one_error(tmp_path_factory, rom, da
     with pytest.raises(NesbotError) as raised:
         nesbot.read_screen(path, rom=rom)
     assert "\n" not in str(raised.value)
+
+
+def test_a_video_stating_too_many_frames_is_refused_before_decoding(tmp_path, rom, monkeypatch):
+    """The hostile run's 440,000-frame video decoded for three minutes before it was
+    refused; its stated frame count is enough (here the limit lowered to 10)."""
+    path = tmp_path / "long.mp4"
+    with av.open(str(path), "w") as out:
+        stream = out.add_stream("libx264", rate=60, options={"preset": "ultrafast"})
+        stream.width, stream.height, stream.pix_fmt = 64, 56, "yuv420p"
+        for _ in range(20):
+            picture = av.VideoFrame.from_ndarray(np.zeros((56, 64, 3), np.uint8), format="rgb24")
+            for packet in stream.encode(picture):
+                out.mux(packet)
+        for packet in stream.encode():
+            out.mux(packet)
+    monkeypatch.setattr(screen, "MAX_VIDEO_FRAMES", 10)
+    monkeypatch.setattr(screen, "_pictures", lambda path: pytest.fail("decoded"))
+    with pytest.raises(NesbotError, match="longer than 10 frames"):
+        nesbot.rate(path, rom=rom)

@@ -9,6 +9,7 @@ import cv2
 import numpy as np
 
 from nesbot.errors import NesbotError
+from nesbot.input_file import check_input_file
 from nesbot.nes.rom import Rom, find_rom
 from nesbot.rating.game import VIDEO_SUFFIXES
 from nesbot.rating.geometry import (
@@ -18,6 +19,7 @@ from nesbot.rating.geometry import (
     check_found,
     find_in_frames,
     is_finding_frame,
+    match_at,
 )
 from nesbot.rating.reading import FrameReader, RgbPicture, RomPictures, ScreenReading, rom_pictures
 from nesbot.show.video.decoding import check_picture_size, decoded, open_input
@@ -43,14 +45,18 @@ def read_screen(
     if isinstance(picture, (str, os.PathLike)) and str(picture).lower().endswith(VIDEO_SUFFIXES):
         rgb, greys = _video_frame(Path(picture), frame)
     else:
+        if frame != 0:
+            raise NesbotError(f"a picture has no frame {frame}: it is one frame, 0")
         rgb = _rgb(picture)
         greys = [rgb.max(axis=2)]
+    landmarks = Landmarks.of_screen(pictures.screen)
     if crop is not None:
         geometry = Geometry.of_crop(*crop)
         geometry.check_inside(rgb.shape[1], rgb.shape[0])
+        where = "--crop " + ",".join(f"{v:g}" for v in crop)
+        geometry = check_found(match_at(greys, landmarks, geometry), f"the picture at {where}")
     else:
-        found = find_in_frames(greys, Landmarks.of_screen(pictures.screen))
-        geometry = check_found(found, "the picture")
+        geometry = check_found(find_in_frames(greys, landmarks), "the picture")
     return FrameReader(geometry, pictures).read(RgbPicture(rgb))
 
 
@@ -73,8 +79,7 @@ def _rgb(picture: Picture) -> np.ndarray:
         check_picture_size(picture.shape[1], picture.shape[0], "the picture array")
         return picture if picture.ndim == 3 else np.repeat(picture[:, :, None], 3, axis=2)
     path = Path(picture)
-    if not path.is_file():
-        raise NesbotError(f"cannot read picture {path}: no such file")
+    check_input_file(path, "picture")
     size = image_size(path)
     if size is None:  # its size would be known only by decoding it, however large
         raise NesbotError(

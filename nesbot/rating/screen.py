@@ -37,6 +37,7 @@ from nesbot.rating.geometry import (
     check_found,
     find_in_frames,
     is_finding_frame,
+    match_at,
 )
 from nesbot.rating.positions import LoggedPiece, Position, places_between
 from nesbot.rating.reading import FrameReader, rom_pictures
@@ -141,22 +142,23 @@ def read_states(
     says where it is. With `stills`, each frame where a piece may have spawned (in either
     order of its fields) is kept there as a still (frame: a data URL)."""
     path = Path(path)
+    stated = video_frames(path)
+    if stated is not None and stated > MAX_VIDEO_FRAMES:  # before decoding any of them
+        raise _too_long(path)
     pictures = rom_pictures(rom)
-    geometry = crop or check_found(
-        find_in_frames(_finding_sample(path), Landmarks.of_screen(pictures.screen)), "the video"
-    )
+    sample, landmarks = _finding_sample(path), Landmarks.of_screen(pictures.screen)
+    if crop is None:
+        geometry = check_found(find_in_frames(sample, landmarks), "the video")
+    else:
+        crop.check_inside(sample[0].shape[1], sample[0].shape[0])
+        geometry = check_found(match_at(sample, landmarks, crop), "the video at --crop")
     whole = FrameReader(geometry, pictures)
     fields = [FrameReader(geometry, pictures, parity) for parity in (0, 1)]
     read = []
     before = [np.zeros((ROWS, COLUMNS), bool)]  # as spawns() reads the first picture
     for index, picture in enumerate(_pictures(path)):
-        if index == MAX_VIDEO_FRAMES:
-            raise NesbotError(
-                f"cannot read video {path}: longer than {MAX_VIDEO_FRAMES:,} frames (two hours "
-                "at 60 a second); cut it to the game"
-            )
-        if crop is not None and index == 0:
-            crop.check_inside(picture.width, picture.height)
+        if index == MAX_VIDEO_FRAMES:  # a stream that states no count, or too few
+            raise _too_long(path)
         top, bottom = (reader.cell_values(picture) for reader in fields)
         lines, score, level, next_piece, threshold = whole.counters(picture)
         boards = _field_boards(top, bottom, threshold)
@@ -176,6 +178,13 @@ def read_states(
             states.append(ScreenState(index, first, lines, score, level, next_piece))
         states.append(ScreenState(index, second, lines, score, level, next_piece))
     return geometry, states
+
+
+def _too_long(path: Path) -> NesbotError:
+    return NesbotError(
+        f"cannot read video {path}: longer than {MAX_VIDEO_FRAMES:,} frames (two hours at 60 "
+        "a second); cut it to the game"
+    )
 
 
 def _may_spawn(before: list[np.ndarray], boards: list[np.ndarray]) -> bool:
