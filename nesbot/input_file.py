@@ -1,6 +1,7 @@
-"""Reading an input file with a bound: no file, however large or endless (a symlink to
-/dev/zero), makes nesbot hold more of it than the limit its reader states; and parsing its
-JSON, whatever the text, into a value or one NesbotError."""
+"""Reading an input file: one that is not a regular file said as it is; read with a bound,
+so that no file, however large or endless (a symlink to /dev/zero), makes nesbot hold more
+of it than the limit its reader states; and its JSON, whatever the text, parsed into a
+value or one NesbotError."""
 
 import json
 import os
