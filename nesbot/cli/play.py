@@ -14,6 +14,7 @@ from nesbot.cli.options import (
     add_rom_options,
     find_rom,
     planner_settings,
+    rom_input,
     whole_number,
 )
 from nesbot.cli.outputs import check_codec, check_overlay, name_files, scale
@@ -65,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
     from nesbot.nes.menus import GameSetup
 
     check_distinct(
-        {"--rom": args.rom, "--weights": args.weights},
+        {**rom_input(args), "--weights": args.weights},
         {"--log": args.log, "--video": args.video, "--still": args.still},
     )
     if args.log:
