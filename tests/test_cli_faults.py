@@ -1,14 +1,21 @@
 """Faults a hostile user found in the command line: each is refused in one line (exit 2)
-before any work, with every input and older output left as it was."""
+before any work, with every input and older output left as it was, or ends a run the way
+Ctrl-C does."""
 
+import os
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+from test_cli import _assert_one_line_error
 
 from nesbot.cli import main
 from nesbot.errors import NesbotError
 from nesbot.output_file import PACKAGE, check_output
 
+BOARD = Path(__file__).parent / "data" / "example_board.txt"
 NO_GAME = "version 3\n" + "|0|........|||\n" * 600  # the title screen, never a piece
 
 
@@ -103,3 +110,139 @@ def test_surface_table_may_write_the_shipped_table_alone(tmp_path, capsys):
     assert main(["surface-table", "--out", str(weights), "--checkpoint", checkpoint]) == 2
     assert "inside nesbot's own package" in _one_error_line(capsys)
     assert not list(tmp_path.iterdir())
+
+
+# ------------------------------------------------------------------------------ stdout
+
+
+def _simulate(**popen: object) -> subprocess.CompletedProcess:
+    """One short simulated game, whose summary (stdout) has a "±"."""
+    return subprocess.run(
+        [sys.executable, "-m", "nesbot", "simulate", "--games", "1", "--level", "29"],
+        stderr=subprocess.PIPE,
+        text=True,
+        timeout=120,
+        **popen,  # type: ignore[call-overload]
+    )
+
+
+def test_a_full_stdout_is_said_in_one_line():
+    with open("/dev/full", "w") as full:
+        result = _simulate(stdout=full)
+    error = result.stderr.splitlines()[-1]
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert error == "nesbot: error: cannot write the output: No space left on device"
+    assert sum(line.startswith("nesbot:") for line in result.stderr.splitlines()) == 1
+
+
+def test_a_full_stdout_in_explain_too():
+    with open("/dev/full", "w") as full:
+        result = subprocess.run(
+            [sys.executable, "-m", "nesbot", "explain", str(BOARD)],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
+        )
+    _assert_one_line_error(result, "cannot write the output")
+
+
+def test_an_encoding_without_a_character_escapes_it():
+    result = _simulate(stdout=subprocess.PIPE, env={**os.environ, "PYTHONIOENCODING": "ascii"})
+    assert result.returncode == 0 and "Traceback" not in result.stderr
+    assert "\\xb1 one standard error" in result.stdout
+
+
+def test_a_closed_stdout_is_refused_before_any_game():
+    # preexec_fn closes fd 1 in the child, as `>&-` does: Python then has no sys.stdout.
+    result = _simulate(preexec_fn=lambda: os.close(1))
+    assert result.returncode == 2
+    assert result.stderr == (
+        "nesbot: error: standard output is closed; redirect it (>/dev/null to drop the results)\n"
+    )
+
+
+# ---------------------------------------------------------------------- option parsing
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["play", "--seed", "-1"], "argument --seed: -1 is negative (see nesbot play --help)"),
+        (["rate", "g.fm2", "--json", "--csv"], "not allowed with argument --json"),
+        (["read-screen", "x.png", "--crop=0,0,0,0"], "argument --crop"),
+        (["simulate", "--tap-hz", "7"], "invalid choice: 7"),
+        (["no-such-command"], "invalid choice: 'no-such-command'"),
+        (["train"], "the following arguments are required: --out"),
+    ],
+)
+def test_a_bad_option_is_one_line(args, words, capsys):
+    with pytest.raises(SystemExit) as done:
+        main(args)
+    assert done.value.code == 2
+    assert words in _one_error_line(capsys)
+
+
+# ------------------------------------------------------------------ SIGTERM, as Ctrl-C
+
+
+LONG_GAME = ["--max-frames", "100000"]  # one that goes on until it is stopped
+
+
+def _play_until(tmp_path: Path, rom_path: Path, started: str) -> tuple[subprocess.Popen, list[str]]:
+    """`nesbot play` with a video and a log over older files, once stderr shows a line
+    starting with `started`; and stderr's lines so far."""
+    for name in ("v.mp4", "g.fm2"):
+        (tmp_path / name).write_text("older\n")
+    outputs = ["--video", str(tmp_path / "v.mp4"), "--log", str(tmp_path / "g.fm2")]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "nesbot", "play", "--rom", str(rom_path), *LONG_GAME, *outputs],
+        stderr=subprocess.PIPE,
+        text=True,
+        # As from a terminal: a job started in the background of a non-interactive shell
+        # inherits SIGINT ignored (see tests/test_cli.py).
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    assert process.stderr is not None
+    seen = []
+    for line in process.stderr:  # a line every 5 s (stderr is a pipe)
+        seen.append(line)
+        if line.startswith(started):
+            break
+    else:
+        process.kill()
+        pytest.fail(f"no line starting {started!r}: {''.join(seen)}")
+    return process, seen
+
+
+def _stopped(process: subprocess.Popen, seen: list[str], how: int) -> tuple[int, list[str]]:
+    """Send `how`; the exit status and the whole of stderr."""
+    process.send_signal(how)
+    rest = process.communicate(timeout=120)[1]
+    return process.returncode, [*seen, *rest.splitlines(keepends=True)]
+
+
+@pytest.mark.slow
+def test_sigterm_ends_play_as_ctrl_c_does_with_the_video_and_the_log_of_one_game(
+    tmp_path, rom_path
+):
+    from nesbot.nes.fm2 import read_fm2
+    from nesbot.nes.timing import ALIGNED_FRAMES
+    from nesbot.show.video import read_video_frames
+
+    code, stderr = _stopped(*_play_until(tmp_path, rom_path, "play:"), signal.SIGTERM)
+    assert code == 143, "".join(stderr)
+    said = [line.rstrip("\n") for line in stderr if line.startswith("nesbot:")]
+    assert said == ["nesbot: terminated"]
+    video, log_path = tmp_path / "v.mp4", tmp_path / "g.fm2"
+    assert stderr[-2:] == [
+        f"stopped; so far: video {video}, log {log_path}\n",
+        "nesbot: terminated\n",
+    ]
+    assert not any("Traceback" in line or "leaked" in line for line in stderr)
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["g.fm2", "v.mp4"]
+    log = read_fm2(log_path)
+    frames = read_video_frames(video)  # every frame decoded (PyAV)
+    # One game: the log, from power-on, is the video's game frames after the boot.
+    assert frames > 0
+    assert abs(len(log.frames) - frames - ALIGNED_FRAMES.start) < 100
