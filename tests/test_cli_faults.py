@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_cli import _assert_one_line_error
+from test_cli import _assert_one_line_error, nesbot
 
 from nesbot.cli import main
 from nesbot.errors import NesbotError
@@ -246,3 +246,53 @@ def test_sigterm_ends_play_as_ctrl_c_does_with_the_video_and_the_log_of_one_game
     # One game: the log, from power-on, is the video's game frames after the boot.
     assert frames > 0
     assert abs(len(log.frames) - frames - ALIGNED_FRAMES.start) < 100
+
+
+# ------------------------------------------------------------------------ simulate --plot
+
+
+def test_a_plot_format_matplotlib_cannot_write_is_refused_before_any_game(tmp_path, capsys):
+    plot = tmp_path / "out.xyz"
+    assert main(["simulate", "--games", "2", "--level", "29", "--plot", str(plot)]) == 2
+    line = _one_error_line(capsys)  # one line: no game's progress either
+    assert "matplotlib writes no .xyz picture" in line and ".png" in line
+    assert not list(tmp_path.iterdir())
+
+
+def test_a_plot_in_a_format_matplotlib_writes_is_drawn(tmp_path, capsys):
+    plot = tmp_path / "out.svg"
+    assert main(["simulate", "--games", "2", "--level", "29", "--plot", str(plot)]) == 0
+    assert plot.read_text().lstrip().startswith("<?xml")
+    assert "games" in capsys.readouterr().out
+
+
+# ------------------------------------------------------------------------- play and replay
+
+
+def test_play_refuses_max_frames_0_before_booting(tmp_path, capsys):
+    log = tmp_path / "g.fm2"
+    log.write_text("older\n")
+    assert main(["play", "--max-frames", "0", "--log", str(log)]) == 2
+    assert _one_error_line(capsys) == "nesbot: error: --max-frames 0: need at least 1"
+    assert log.read_text() == "older\n"
+
+
+def test_replay_on_the_simulator_refuses_a_log_with_no_game(tmp_path, rom_path):
+    log, trace = tmp_path / "menus.fm2", tmp_path / "t.jsonl"
+    log.write_text(NO_GAME)
+    trace.write_text("older\n")
+    rom = ["--rom", str(rom_path)]
+    result = nesbot("replay", str(log), *rom, "--engine", "sim", "--trace", str(trace), "--json")
+    _assert_one_line_error(result, "never reaches an active piece")
+    assert result.stdout == "" and trace.read_text() == "older\n"
+    assert sorted(tmp_path.iterdir()) == [log, trace]
+
+
+@pytest.mark.slow
+def test_ctrl_c_in_plays_boot_names_only_the_files_it_wrote(tmp_path, rom_path):
+    code, stderr = _stopped(*_play_until(tmp_path, rom_path, "getting ready"), signal.SIGINT)
+    assert code == 130, "".join(stderr)
+    assert stderr[-2:] == [f"stopped; so far: log {tmp_path / 'g.fm2'}\n", "nesbot: interrupted\n"]
+    assert (tmp_path / "v.mp4").read_text() == "older\n"  # no game: no video
+    assert (tmp_path / "g.fm2").read_text().startswith("version 3")  # the menus so far
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["g.fm2", "v.mp4"]
