@@ -21,6 +21,7 @@ from nesbot.cli.options import (
     log_and_rom,
     on_conflict,
     planner_settings,
+    rom_input,
     whole_number,
 )
 from nesbot.cli.outputs import check_codec, replay_pictures, scale, step_progress
@@ -93,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
 
     check_workers(args.workers)
     check_distinct(
-        {"GAME": args.game, "--rom": args.rom, "--weights": args.weights},
+        {"GAME": args.game, **rom_input(args), "--weights": args.weights},
         {"--video": args.video, "--report": args.report},
     )
     if args.report:

@@ -373,7 +373,7 @@ def save_surface_table(table: SurfaceTable, path: Path) -> None:
     scale = 1 / (1 - discount) / QUANTUM  # the largest possible value gets the top code
     codes = np.rint(table.values / scale).clip(0, QUANTUM).astype(np.uint8)
     provenance = dict(table.provenance, scale=scale)
-    with OutputFile(path, "surface table", binary=True) as out:
+    with OutputFile(path, "surface table", binary=True, ours=SHIPPED_TABLE) as out:
         try:
             np.savez_compressed(out.file, codes=codes, provenance=np.array(json.dumps(provenance)))
         except OSError as e:
