@@ -296,3 +296,35 @@ def test_ctrl_c_in_plays_boot_names_only_the_files_it_wrote(tmp_path, rom_path):
     assert (tmp_path / "v.mp4").read_text() == "older\n"  # no game: no video
     assert (tmp_path / "g.fm2").read_text().startswith("version 3")  # the menus so far
     assert sorted(path.name for path in tmp_path.iterdir()) == ["g.fm2", "v.mp4"]
+
+
+@pytest.mark.parametrize(
+    ("number", "said"), [(signal.SIGTERM, "terminated"), (signal.SIGHUP, "hung up")]
+)
+def test_a_signal_that_ends_the_run_is_said_with_its_status(number, said, monkeypatch, capsys):
+    """SIGHUP (the terminal closed) ends a run as SIGTERM and Ctrl-C do: the outputs
+    closed whole (the play tests above), one line, the shell's 128 + the signal."""
+    from nesbot.cli import explain
+
+    monkeypatch.setattr(explain, "run", lambda args: os.kill(os.getpid(), number) or 0)
+    before = signal.getsignal(number)
+    assert main(["explain", "board.txt", "--piece", "T", "--next", "I"]) == 128 + number
+    assert capsys.readouterr().err.strip() == f"nesbot: {said}"
+    assert signal.getsignal(number) == before  # the caller's handler again
+
+
+@pytest.mark.parametrize("args", [["--version"], ["simulate", "--help"], []])
+def test_help_and_version_into_a_full_disk_are_one_line(args):
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(
+            [sys.executable, "-m", "nesbot", *args], stdout=full, stderr=subprocess.PIPE, text=True
+        )
+    assert done.returncode == 2
+    assert done.stderr.strip() == "nesbot: error: cannot write the output: No space left on device"
+
+
+def test_train_refuses_a_level_its_games_cannot_start_at(tmp_path, capsys):
+    out = tmp_path / "w.json"
+    assert main(["train", "--out", str(out), "--iterations", "1", "--level", "30"]) == 2
+    assert capsys.readouterr().err.strip() == "nesbot: error: --level 30 is outside 0-28"
+    assert not out.exists()

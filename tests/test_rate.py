@@ -374,6 +374,9 @@ def test_api_rates_a_position():
         ("g.fm2", {"crop": "0,0,1,1"}, "four numbers"),
         ("g.fm2", {"crop": (0, 0, 256, 224)}, "an .fm2 log has none"),
         ("g.fm2", {"place": (1, 2, 3)}, "place is a Position's placement"),
+        ("g.fm2", {"workers": True}, "workers True: a whole number is needed"),
+        ("g.fm2", {"workers": 100_000}, "--workers 100000: need 1 to"),
+        ("g.fm2", {"rom": 5}, "rom 5: a path is needed"),
     ],
 )
 def test_api_refuses_what_the_command_line_would(game, arguments, message, rom_path, tmp_path):
@@ -384,7 +387,7 @@ def test_api_refuses_what_the_command_line_would(game, arguments, message, rom_p
     if game == "g.fm2":
         game = log
     with pytest.raises(nesbot.NesbotError, match=re.escape(message)):
-        nesbot.rate(game, rom=rom_path, **arguments)
+        nesbot.rate(game, **({"rom": rom_path} | arguments))
 
 
 # --- a whole game from its log, on the ROM ------------------------------------------------

@@ -6,6 +6,7 @@ frames."""
 
 import json
 import math
+import re
 
 import av
 import cv2
@@ -201,6 +202,22 @@ def test_a_bad_crop_is_refused(crop, message, capsys):
     with pytest.raises(SystemExit):
         main(["read-screen", "capture.png", "--crop", crop])
     assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("picture", "arguments", "message"),
+    [
+        (None, {}, "picture None: a path, an RGB array or a PyAV frame"),
+        (5, {}, "picture 5: a path"),
+        ("capture.png", {"crop": "0,0,256,224"}, "four numbers (x, y, width, height)"),
+        ("capture.png", {"rom": 5}, "rom 5: a path is needed"),
+    ],
+)
+def test_api_arguments_of_the_wrong_kind_are_refused(captured, rom, picture, arguments, message):
+    if picture == "capture.png":
+        picture = captured[1] / picture
+    with pytest.raises(NesbotError, match=re.escape(message)):
+        nesbot.read_screen(picture, **({"rom": rom} | arguments))
 
 
 def test_a_crop_where_no_game_screen_is_is_refused(rom, captured):

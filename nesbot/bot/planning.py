@@ -20,6 +20,7 @@ from nesbot._core.planner import (
     NEXT_WIDTH_MAX,
     Planner,
 )
+from nesbot.arguments import check_whole
 from nesbot.bot.tap_rates import TAP_RATES
 from nesbot.bot.value_model import value_model_for
 from nesbot.errors import NesbotError
@@ -107,6 +108,9 @@ class PlannerSettings:
     _by_format: ClassVar[tuple[str, ...]] = ()
 
     def __post_init__(self) -> None:
+        for field_name, kind in self.__annotations__.items():
+            if kind in (int, "int"):  # True is no tap rate, 1.5 no width
+                check_whole(field_name, getattr(self, field_name))
         fast = self.tap_hz == 30
         wide = fast and self.reaction > 0
         by_format = {

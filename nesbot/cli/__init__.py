@@ -65,12 +65,21 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 class _Terminated(KeyboardInterrupt):
-    """SIGTERM (kill, timeout, a shutdown), ending a run as Ctrl-C does: every output
-    closed whole, each partial file renamed into place or removed."""
+    """SIGTERM (kill, timeout, a shutdown) or SIGHUP (the terminal closed), ending a run as
+    Ctrl-C does: every output closed whole, each partial file renamed into place or
+    removed."""
+
+    def __init__(self, message: str, status: int) -> None:
+        super().__init__(message)
+        self.status = status  # the shell's 128 + the signal's number
 
 
-def _on_sigterm(signum: int, frame: FrameType | None) -> None:
-    raise _Terminated("terminated")
+# The signals that end a run as Ctrl-C does, and what is said of each.
+ENDING_SIGNALS = {signal.SIGTERM: "terminated", signal.SIGHUP: "hung up"}
+
+
+def _on_ending_signal(signum: int, frame: FrameType | None) -> None:
+    raise _Terminated(ENDING_SIGNALS[signal.Signals(signum)], 128 + signum)
 
 
 @contextlib.contextmanager
@@ -79,11 +88,12 @@ def _sigterm_as_ctrl_c() -> Iterator[None]:
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = signal.signal(signal.SIGTERM, _on_sigterm)
+    previous = {number: signal.signal(number, _on_ending_signal) for number in ENDING_SIGNALS}
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for number, handler in previous.items():
+            signal.signal(number, handler)
 
 
 class _OutputLost(Exception):
@@ -126,46 +136,68 @@ def _drop_output(stdout: TextIO) -> None:
         os.dup2(os.open(os.devnull, os.O_WRONLY), stdout.fileno())
 
 
+def _say(line: str) -> None:
+    """A line on stderr, if it can be written (with stderr on a full disk, the exit status
+    is all that is left to say it)."""
+    with contextlib.suppress(OSError):
+        print(line, file=sys.stderr)
+
+
 def main(argv: list[str] | None = None) -> int:
     # A character the terminal's encoding lacks (PYTHONIOENCODING=ascii: "±") is escaped.
     for stream in (sys.stdout, sys.stderr):
         if isinstance(stream, io.TextIOWrapper):
             stream.reconfigure(errors="backslashreplace")
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if args.command is None:
-        parser.print_help()
-        return 0
     if sys.stdout is None:  # `>&-`: the results would be lost, and fd 1 taken by a file
-        print(
-            "nesbot: error: standard output is closed; redirect it (>/dev/null to drop the "
-            "results)",
-            file=sys.stderr,
+        _say(
+            "nesbot: error: standard output is closed; redirect it (>/dev/null to drop the results)"
         )
         return 2
     stdout = sys.stdout
     sys.stdout = _Stdout(stdout)
     try:
-        with _sigterm_as_ctrl_c():
-            code = args.run(args)
-            sys.stdout.flush()  # the results' last bytes: a full disk shows here
-            return code
+        code = _parse_and_run(build_parser(), argv)
+        sys.stdout.flush()  # the results' last bytes: a full disk shows here
+        return code
+    except _Debugged as wanted:  # --debug: the traceback, as Python shows it
+        assert wanted.__cause__ is not None
+        raise wanted.__cause__ from None
     except NesbotError as error:
-        if args.debug:
-            raise
-        print(f"nesbot: error: {error}", file=sys.stderr)
+        _say(f"nesbot: error: {error}")
         return 2
     except _OutputLost as error:
-        if args.debug:
-            raise
         _drop_output(stdout)
-        print(f"nesbot: error: cannot write the output: {error}", file=sys.stderr)
+        _say(f"nesbot: error: cannot write the output: {error}")
         return 2
     except BrokenPipeError:  # the reader went away (`| head`): stop quietly, as Unix tools do
         _drop_output(stdout)
         return 1
     except KeyboardInterrupt as error:  # window.WindowClosed says what ended the game
-        print(f"nesbot: {str(error) or 'interrupted'}", file=sys.stderr)
-        return 143 if isinstance(error, _Terminated) else 130
+        _say(f"nesbot: {str(error) or 'interrupted'}")
+        return error.status if isinstance(error, _Terminated) else 130
     finally:
         sys.stdout = stdout
+
+
+class _Debugged(Exception):
+    """An error under --debug, to be raised as it is rather than said in one line."""
+
+
+def _parse_and_run(parser: argparse.ArgumentParser, argv: list[str] | None) -> int:
+    """The command's status; --help and --version print and give 0 (argparse's exit)."""
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as done:
+        if done.code == 0:
+            return 0
+        raise
+    if args.command is None:
+        parser.print_help()
+        return 0
+    try:
+        with _sigterm_as_ctrl_c():
+            return args.run(args)
+    except (NesbotError, _OutputLost) as error:
+        if args.debug:
+            raise _Debugged from error
+        raise

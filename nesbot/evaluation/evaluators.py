@@ -14,6 +14,7 @@ from typing import Any
 
 from nesbot._core.features import ALL_FEATURE_NAMES
 from nesbot._core.weight_sets import DEFAULT_SAFE_STACK_HEIGHT
+from nesbot.arguments import check_path
 from nesbot.errors import NesbotError
 from nesbot.evaluation.weights import (
     DATA_DIR,
@@ -223,6 +224,7 @@ def get_evaluator(
     if weights_file is not None and name is not None:
         raise NesbotError("give --weights FILE or --evaluator NAME, not both")
     if weights_file is not None:
+        check_path("weights", weights_file)
         return Evaluator.from_weights(load_weights(weights_file), Path(weights_file).name)
     name = name or DEFAULT_EVALUATOR
     if name not in EVALUATORS:

@@ -105,6 +105,8 @@ class TrainConfig:
     def __post_init__(self) -> None:
         if self.particles < 2 or self.games < 1:
             raise NesbotError("train needs --particles >= 2 and --games >= 1")
+        if not 0 <= self.level < KILL_SCREEN_LEVEL:  # its games end at level 29
+            raise NesbotError(f"--level {self.level} is outside 0-{KILL_SCREEN_LEVEL - 1}")
         for option, value in (("--spread", self.spread), ("--max-velocity", self.max_velocity)):
             if not 0 < value <= MAX_STEP:  # NaN too: it fails every comparison
                 raise NesbotError(

