@@ -9,11 +9,15 @@ nesbot/_core in both. The sdist carries the .pyx, .pxd and .h sources only: the 
 makes from them is made again by every build (MANIFEST.in keeps it out). The video code's
 own extension, the .mp4's H.264 writer, lives beside it as nesbot/show/video/h264.pyx.
 
+Cython and the C compiler work on every core: the 17 modules build in about half the time on
+two.
+
 The evaluation's feature slots (features.pxi, which feature_slots.pxd includes) are written
 first, from the table in the core's features.py: the one place the features are named.
 """
 
 import importlib.util
+import os
 from pathlib import Path
 
 from Cython.Build import cythonize
@@ -48,9 +52,12 @@ extensions.append(
     Extension("nesbot.show.video.h264", ["nesbot/show/video/h264.pyx"], extra_compile_args=["-O3"])
 )
 
+CORES = os.cpu_count() or 1
 setup(
+    options={"build_ext": {"parallel": CORES}},
     ext_modules=cythonize(
         extensions,
+        nthreads=CORES,
         language_level=3,
         compiler_directives={
             "boundscheck": False,

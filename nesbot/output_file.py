@@ -5,7 +5,9 @@ What callers must know:
 
 - `check_output(path, what)` fails now, with one line, if `path` could not be replaced: its
   directory is missing or not writable, or it is something else than a regular file (a
-  directory, a device such as /dev/null or /dev/full, a FIFO). Call it before long work.
+  directory, a device such as /dev/null or /dev/full, a FIFO), or it lies inside nesbot's
+  own package, whose data files (built-in weights, value models) commands read as inputs
+  they do not name. Call it before long work.
 - `check_distinct(inputs, outputs)` refuses a command whose output is one of its inputs or
   another of its outputs (the same file by any name: symlinks and hard links included).
 - `OutputFile(path, what)` is the file being written: a temporary file beside the target,
@@ -35,18 +37,28 @@ from typing import IO, Any, Self
 from nesbot.errors import NesbotError
 
 PARTIAL_MARK = ".partial-"
+# nesbot's own package: its data files are inputs of most commands (the built-in weights,
+# value models, the surface table), named by no option, so check_distinct cannot see them.
+PACKAGE = Path(os.path.realpath(__file__)).parent
 
 
 def _fault(what: str, path: str | os.PathLike[str], error: OSError) -> NesbotError:
     return NesbotError(f"cannot write {what} {os.fspath(path)}: {error.strerror or error}")
 
 
-def check_output(path: str | os.PathLike[str], what: str) -> Path:
+def check_output(path: str | os.PathLike[str], what: str, ours: Path | None = None) -> Path:
     """The file `path` names (symlinks followed), once it is known that it can be replaced;
-    NesbotError naming the reason otherwise. Leaves everything as it was."""
+    NesbotError naming the reason otherwise. Leaves everything as it was. `ours` is the one
+    file of nesbot's package this output may replace (surface-table builds the shipped
+    table, and reads none of the package's files)."""
     given = os.fspath(path)
     target = Path(os.path.realpath(given))
     folder = target.parent
+    if target.is_relative_to(PACKAGE) and (ours is None or target != Path(os.path.realpath(ours))):
+        raise NesbotError(
+            f"cannot write {what} {given}: it is inside nesbot's own package {PACKAGE}, "
+            "whose files nesbot reads; write it elsewhere"
+        )
     try:
         mode = target.stat().st_mode
     except FileNotFoundError:
@@ -90,9 +102,9 @@ def _create_beside(target: Path, what: str, given: str) -> tuple[int, Path]:
             ) from None
 
 
-def _identity(path: str) -> tuple[int, int] | str:
-    """What tells two names of one file apart from two files: its device and inode when it
-    exists, else where it would be."""
+def file_identity(path: str) -> tuple[int, int] | str:
+    """What tells two names of one file apart from two files, and a file renamed into place
+    from the one it replaced: its device and inode when it exists, else where it would be."""
     try:
         found = os.stat(path)
     except OSError:
@@ -110,12 +122,12 @@ def check_distinct(
     seen: dict[tuple[int, int] | str, str] = {}
     for name, path in inputs.items():
         if path is not None:
-            seen.setdefault(_identity(os.fspath(path)), name)
+            seen.setdefault(file_identity(os.fspath(path)), name)
     for name, path in outputs.items():
         if path is None:
             continue
         given = os.fspath(path)
-        identity = _identity(given)
+        identity = file_identity(given)
         if identity in seen:
             raise NesbotError(
                 f"{name} {given} is also {seen[identity]}: give each output its own path, "
@@ -133,10 +145,11 @@ class OutputFile:
         what: str,
         binary: bool = False,
         buffering: int = -1,
+        ours: Path | None = None,
     ) -> None:
         self.path = os.fspath(path)
         self.what = what
-        self.target = check_output(path, what)
+        self.target = check_output(path, what, ours)
         descriptor, self.temporary = _create_beside(self.target, what, self.path)
         encoding = None if binary else "utf-8"
         self._file: IO[Any] = os.fdopen(

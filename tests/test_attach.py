@@ -29,6 +29,10 @@ def test_attach_refuses_what_it_cannot_play(env, tmp_path):
         nesbot.attach(env, level=20)
     with pytest.raises(nesbot.NesbotError, match="unknown evaluator"):
         nesbot.attach(env, evaluator="nobody")
+    # What the command line's parser refuses (a seed of 1.5 or True would have played).
+    for wrong in ({"seed": 1.5}, {"seed": True}, {"seed": "3"}, {"level": "19"}):
+        with pytest.raises(nesbot.NesbotError, match="a whole number is needed"):
+            nesbot.attach(env, **wrong)
     other = tmp_path / "other.nes"
     other.write_bytes(b"NES\x1a" + bytes(12))
     with pytest.raises(nesbot.NesbotError, match=r"other\.nes"):

@@ -99,6 +99,9 @@ def test_a_fitness_that_is_not_a_finite_number_is_refused(tmp_path, kind, where,
         (b'{"version": 1}', "lacks config"),
         (b'{"version": 1, "config": 3}', "config must be an object"),
         (b"", "not valid JSON"),
+        # JSON Python cannot hold: once a RecursionError and a ValueError
+        pytest.param(b"[" * 100_000, r"not valid JSON \(nested too deeply", id="deep"),
+        pytest.param(b'{"version": 1' + b"0" * 5000 + b"}", r"JSON \(Exceeds", id="digits"),
     ],
 )
 def test_a_checkpoint_of_the_wrong_shape_is_one_error(tmp_path, text, words):
@@ -166,8 +169,35 @@ def test_a_generator_state_out_of_range_is_one_error(tmp_path):
         _load(tmp_path, config, json.dumps(bad))
 
 
-def test_train_refuses_a_nan_checkpoint_before_any_game(tmp_path, capsys):
-    """The issue's case: a NaN fitness resumed and wrote weights with "fitness": NaN."""
+@pytest.mark.parametrize("kind", CHECKPOINTS)
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        (
+            lambda data: data | {"iteration": 10**12},
+            "iteration 1,000,000,000,000 does not match its history of 1 iterations",
+        ),
+        (lambda data: data | {"history": []}, "iteration 1 does not match its history of 0"),
+        (
+            lambda data: data | {"history": [data["history"][0] | {"iteration": 2}]},
+            "history[0].iteration must be 1, found 2",
+        ),
+        (lambda data: data | {"history": [{"best": 1.0}]}, "history[0].iteration must be 1"),
+    ],
+)
+def test_an_iteration_its_history_does_not_hold_is_refused(tmp_path, kind, change, words):
+    """Training logs one history entry per iteration it counts: a checkpoint whose count
+    differs once resumed and printed "after 1000000000000 iterations"."""
+    config, data = CHECKPOINTS[kind]
+    with pytest.raises(NesbotError) as error:
+        _load(tmp_path, config, json.dumps(change(json.loads(json.dumps(data)))))
+    assert str(error.value).startswith(f"checkpoint {tmp_path / 'ck.json'}: {words}")
+
+
+def _resume_edited(tmp_path: Path, capsys, edit) -> str:
+    """`nesbot train --resume`'s stderr from the checkpoint of one iteration that `edit`
+    changed (a dict, in place): refused (exit status 2) before any game, no weights
+    written."""
     from nesbot.cli import main
 
     checkpoint, out = tmp_path / "ck.json", tmp_path / "w.json"
@@ -175,16 +205,31 @@ def test_train_refuses_a_nan_checkpoint_before_any_game(tmp_path, capsys):
     run = ["train", *brief, "--checkpoint", str(checkpoint)]
     assert main([*run, "--iterations", "1"]) == 0
     data = json.loads(checkpoint.read_text())
-    data["global_fitness"] = math.nan
+    edit(data)
     checkpoint.write_text(json.dumps(data))
     out.unlink()
     capsys.readouterr()
     assert main([*run, "--iterations", "2", "--resume"]) == 2
     err = capsys.readouterr().err
-    assert err.startswith(
-        f"nesbot: error: checkpoint {checkpoint}: global_fitness must be a finite"
-    )
     assert "train: this iteration" not in err and not out.exists()
+    return err
+
+
+def test_train_refuses_an_iteration_its_history_does_not_hold_before_any_game(tmp_path, capsys):
+    """The hostile run's case: iteration 10^12 beside one history entry."""
+    err = _resume_edited(tmp_path, capsys, lambda data: data.update(iteration=10**12))
+    assert err == (
+        f"nesbot: error: checkpoint {tmp_path / 'ck.json'}: iteration 1,000,000,000,000 does "
+        "not match its history of 1 iterations\n"
+    )
+
+
+def test_train_refuses_a_nan_checkpoint_before_any_game(tmp_path, capsys):
+    """The issue's case: a NaN fitness resumed and wrote weights with "fitness": NaN."""
+    err = _resume_edited(tmp_path, capsys, lambda data: data.update(global_fitness=math.nan))
+    assert err.startswith(
+        f"nesbot: error: checkpoint {tmp_path / 'ck.json'}: global_fitness must be a finite"
+    )
 
 
 SURFACE = 6  # columns of the surface tables built here (tests/test_surface.py's SMALL)
@@ -226,6 +271,7 @@ def _meta(parts: dict[str, np.ndarray], **changes: Any) -> dict[str, np.ndarray]
         (lambda p: _meta(p, iteration=-1), "iteration must be a whole number"),
         (lambda p: _meta(p, seconds="x"), "seconds must be a number"),
         (lambda p: _meta(p, change=math.nan), "change must be a number"),
+        (lambda p: p | {"meta": np.array("[" * 100_000)}, "its meta is not valid JSON"),
     ],
 )
 def test_a_damaged_surface_checkpoint_is_one_error(tmp_path, damage, words):

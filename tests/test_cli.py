@@ -10,6 +10,7 @@ import pytest
 
 from nesbot.cli import COMMANDS, main
 from nesbot.evaluation.evaluators import DEFAULT_EVALUATOR
+from nesbot.lab.workers import max_workers
 
 
 def nesbot(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
@@ -408,3 +409,44 @@ def test_explain_refuses_an_endless_board(tmp_path):
     board = tmp_path / "board.txt"
     board.symlink_to("/dev/zero")
     _assert_one_line_error(nesbot("explain", str(board)), "larger than 1,048,576 bytes")
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["simulate", "--games", "2", "--workers", "100000"],
+        ["train", "--out", "w.json", "--workers", "100000"],
+        ["rate", "g.fm2", "--workers", "100000"],
+        ["surface-table", "--out", "s.json", "--checkpoint", "c.npz", "--workers", "100000"],
+    ],
+)
+def test_a_typos_worker_count_starts_no_processes(args, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert main(args) == 2
+    error = capsys.readouterr().err.strip()
+    assert error.startswith(f"nesbot: error: --workers 100000: need 1 to {max_workers()} ")
+    assert not list(tmp_path.iterdir())
+
+
+def test_an_iteration_of_a_trillion_games_is_refused_before_any(tmp_path, capsys):
+    out = tmp_path / "w.json"
+    assert main(["train", "--out", str(out), "--particles", "1000000", "--games", "1000000"]) == 2
+    error = capsys.readouterr().err.strip()
+    assert error.startswith("nesbot: error: --particles 1000000 x --games 1000000: an iteration")
+    assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("rows", "args", "message"),
+    [
+        (["." * 10] * 18 + ["#" * 10, "#" * 9 + "."], [], "row 19 is full"),
+        (["....##...."] + ["." * 10] * 19, [], "covers T's spawn place: the game is over"),
+        (["." * 10] * 20, ["--level", "300"], "--level 300: the game's level is a byte, 0-255"),
+    ],
+)
+def test_explain_refuses_what_the_game_cannot_show(rows, args, message, tmp_path, capsys):
+    board = tmp_path / "board.txt"
+    board.write_text("\n".join(rows) + "\n")
+    assert main(["explain", str(board), "--piece", "T", "--next", "I", *args]) == 2
+    error = capsys.readouterr().err.strip()
+    assert error.startswith("nesbot: error: ") and message in error and "\n" not in error

@@ -5,12 +5,14 @@ import csv
 import io
 import json
 import math
+import re
 import warnings
 from dataclasses import replace
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from public_data import public_folder
 
 import nesbot
 from nesbot._core.buttons import DOWN, LEFT, RIGHT, A
@@ -361,6 +363,30 @@ def test_api_rates_a_position():
         nesbot.rate("game.mp4")
 
 
+@pytest.mark.parametrize(
+    ("game", "arguments", "message"),
+    [
+        (None, {}, "game None: a path"),
+        (5, {}, "game 5: a path"),
+        ("g.fm2", {"playouts": "8"}, "playouts '8': a whole number is needed"),
+        ("g.fm2", {"seed": -1}, "--seed -1 is negative"),
+        ("g.fm2", {"settings": "fast"}, "a nesbot.PlannerSettings is needed"),
+        ("g.fm2", {"crop": "0,0,1,1"}, "four numbers"),
+        ("g.fm2", {"crop": (0, 0, 256, 224)}, "an .fm2 log has none"),
+        ("g.fm2", {"place": (1, 2, 3)}, "place is a Position's placement"),
+    ],
+)
+def test_api_refuses_what_the_command_line_would(game, arguments, message, rom_path, tmp_path):
+    """Each a NesbotError, before any work: no TypeError from deep inside, and nothing the
+    game given would silently ignore."""
+    log = tmp_path / "g.fm2"
+    log.write_text("version 3\n")
+    if game == "g.fm2":
+        game = log
+    with pytest.raises(nesbot.NesbotError, match=re.escape(message)):
+        nesbot.rate(game, rom=rom_path, **arguments)
+
+
 # --- a whole game from its log, on the ROM ------------------------------------------------
 
 GAME_FRAMES = 1_800
@@ -585,3 +611,12 @@ def test_worse_factors_weigh_as_the_planner_of_the_settings_does():
     assert factors(15) == worse_factors(
         position, on_the_stack, in_the_well, safe, PlannerSettings(tap_hz=15)
     )
+
+
+def test_a_b_type_game_is_refused_in_one_line(rom_path, capsys):
+    """TASVideos' B-TYPE clear (../shared/movies): nesbot rates A-TYPE games alone."""
+    movie = public_folder("movies") / "b_type_clear" / "tasvideos_4210m_converted.fm2"
+    args = ["rate", str(movie), "--rom", str(rom_path), "--go-on", "--playouts", "2"]
+    assert main(args) == 2
+    error = capsys.readouterr().err.strip().splitlines()[-1]
+    assert error == "nesbot: error: the game is B-TYPE: nesbot rates A-TYPE games"

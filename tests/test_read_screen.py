@@ -170,11 +170,17 @@ def test_read_screen_command(rom, captured, capsys):
         ("missing.png", 0, "no such file"),
         ("notes.txt", 0, "not an image"),
         ("capture.mp4", 5, "has no frame 5: its frames are 0-4"),
+        ("capture.png", 5, "a picture has no frame 5: it is one frame, 0"),
+        ("folder.png", 0, "folder.png: it is a directory"),
+        ("endless.png", 0, "endless.png: it is not a regular file"),
     ],
 )
 def test_read_screen_errors_are_one_line(rom, captured, capsys, name, frame, message):
     folder = captured[1]
     (folder / "notes.txt").write_text("not a picture")
+    (folder / "folder.png").mkdir(exist_ok=True)
+    if not (folder / "endless.png").is_symlink():
+        (folder / "endless.png").symlink_to("/dev/zero")
     args = ["read-screen", str(folder / name), "--frame", str(frame), "--rom", str(rom.path)]
     assert main(args) == 2
     error = capsys.readouterr().err.splitlines()[-1]
@@ -195,6 +201,21 @@ def test_a_bad_crop_is_refused(crop, message, capsys):
     with pytest.raises(SystemExit):
         main(["read-screen", "capture.png", "--crop", crop])
     assert message in capsys.readouterr().err
+
+
+def test_a_crop_where_no_game_screen_is_is_refused(rom, captured):
+    """A --crop says where the picture is; the landmarks must still match there (the
+    hostile run's 1x1 crop, black picture and level menu were read at confidence 1)."""
+    frame = captured[0]
+    right = nesbot.read_screen(frame, crop=(42, 10, 640, 448), rom=rom)
+    assert right.confidence["geometry"] > 0.9
+    for picture, crop in (
+        (frame, (0, 0, 1, 1)),
+        (frame, (60, 30, 600, 420)),  # off by a few NES pixels and the wrong scale
+        (np.zeros_like(frame), (42, 10, 640, 448)),
+    ):
+        with pytest.raises(NesbotError, match=r"no NES Tetris game screen found .* --crop"):
+            nesbot.read_screen(picture, crop=crop, rom=rom)
 
 
 @settings(

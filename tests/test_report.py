@@ -8,9 +8,9 @@ import contextlib
 import io
 import json
 import os
-import time
 from dataclasses import replace
 from pathlib import Path
+from unittest.mock import patch
 
 import cv2
 import numpy as np
@@ -124,14 +124,12 @@ def _made_up_game(placements: int) -> GameRating:
     return GameRating(ratings, speed, 18, placements + 1, [placements + 1])
 
 
-def test_a_500_placement_report_is_small_and_quick(tmp_path):
+def test_a_500_placement_report_is_small(tmp_path):
+    """Under 2 MB: the boards are drawn from the data (its time: scripts/bench_rate.py)."""
     game = _made_up_game(500)
     path = tmp_path / "r.html"
-    start = time.perf_counter()
     write_report(game, path)
-    took = time.perf_counter() - start
-    size = path.stat().st_size
-    assert took < 2.0 and size < 2_000_000, (took, size)
+    assert path.stat().st_size < 2_000_000
     assert not [p for p in tmp_path.iterdir() if p.name != "r.html"]  # no part file left
     data = report_data(game, "r")
     assert len(data["placements"]) == 500
@@ -347,8 +345,11 @@ def test_a_mistake_shows_the_videos_frame_where_it_locked(
     # Of the pictures where pieces spawned, the still is the one after the placement.
     spawned = [i for i in game.spawns.values() if i < len(pictures)]
     assert min(spawned, key=unlike) == game.spawns[first.number + 1]
+    # Every spawn's picture was kept as the video was read: the report decodes nothing.
+    assert set(game.spawn_pictures) == set(game.spawns.values())
     report = tmp_path / "r.html"
-    write_report(game, report)
+    with patch("nesbot.show.video.decoding.open_input", side_effect=AssertionError):
+        write_report(game, report)
     chromium.open(file_url(report, str(first.number)))
     assert chromium.evaluate("document.querySelector('#still img').naturalWidth") == 256
     assert chromium.errors() == []

@@ -341,5 +341,5 @@ def test_a_video_says_whether_it_shows_the_games_end(rom, emulator, tmp_path):
     assert ram.decode(emulator.ram).topped_out
     _encode(tmp_path / "whole.mp4", pictures)
     _encode(tmp_path / "cut.mp4", pictures[:500])
-    assert video_game(tmp_path / "whole.mp4", rom)[1]
-    assert not video_game(tmp_path / "cut.mp4", rom)[1]
+    assert video_game(tmp_path / "whole.mp4", rom).complete
+    assert not video_game(tmp_path / "cut.mp4", rom).complete

@@ -206,3 +206,18 @@ def test_cli_refuses_another_builds_checkpoint(tmp_path, capsys):
     argv = ["surface-table", "--out", str(tmp_path / "t.npz"), "--checkpoint", str(checkpoint)]
     assert main(argv) == 2
     assert "other inputs (columns)" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("tolerance", ["nan", "inf", "-1", "0"])
+def test_a_tolerance_not_finite_and_above_0_is_refused_before_any_work(tmp_path, capsys, tolerance):
+    """--tolerance nan was accepted: no error bound is above NaN, so the build did no
+    iteration and wrote its table of zeros."""
+    out, checkpoint = tmp_path / "t.npz", tmp_path / "c.npz"
+    argv = ["surface-table", "--out", str(out), "--checkpoint", str(checkpoint)]
+    assert main([*argv, "--tolerance", tolerance, "--iterations", "1"]) == 2
+    assert capsys.readouterr().err == (
+        f"nesbot: error: the tolerance must be a finite number above 0, not {float(tolerance):g}\n"
+    )
+    assert not out.exists() and not checkpoint.exists()
+    with pytest.raises(NesbotError, match="the tolerance must be"):
+        build_surface_table(None, tolerance=float(tolerance), checkpoint=None, progress=False)

@@ -7,6 +7,8 @@ import statistics
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_cli import _assert_one_line_error, nesbot
 
 from nesbot.bot.planning import PlannerSettings
@@ -205,6 +207,69 @@ def test_train_command_learns_the_well_features_of_a_right_well_evaluation(tmp_p
 def test_train_bad_input(tmp_path, args, words):
     base = ["train", "--out", str(tmp_path / "w.json"), "--iterations", "1"]
     _assert_one_line_error(nesbot(*base, *args), *words)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    option=st.sampled_from(["spread", "max_velocity"]),
+    value=st.floats() | st.sampled_from([0.0, -0.0, 10.0, 10.000001, 5e-324, 1e300]),
+)
+def test_a_spread_or_velocity_is_taken_only_when_above_0_and_at_most_10(option, value):
+    """Both once reached numpy unchecked: a traceback, or (NaN) a run whose checkpoint its
+    own --resume refused."""
+    try:
+        TrainConfig(start=[0.0] * 17, ceiling=0.0, **{option: value})
+    except NesbotError as error:
+        assert not 0 < value <= 10
+        flag = "--" + option.replace("_", "-")
+        assert str(error) == f"{flag} {value:g} must be a number above 0 and at most 10"
+        return
+    assert 0 < value <= 10
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        ["--spread", "-1"],
+        ["--spread", "nan"],
+        ["--spread", "1e300"],
+        ["--max-velocity", "inf"],
+        ["--max-velocity", "-1"],
+    ],
+)
+def test_train_refuses_a_spread_or_velocity_out_of_range_before_any_work(tmp_path, capsys, options):
+    from nesbot.cli import main
+
+    out, checkpoint = tmp_path / "w.json", tmp_path / "ck.json"
+    brief = ["--particles", "2", "--games", "1", "--iterations", "1"]
+    brief += ["--checkpoint", str(checkpoint)]
+    assert main(["train", "--out", str(out), *brief, *options]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"nesbot: error: {options[0]} ") and err.count("\n") == 1
+    assert err.endswith(" must be a number above 0 and at most 10\n")
+    assert not out.exists() and not checkpoint.exists()
+
+
+@pytest.mark.parametrize(
+    ("checkpoint", "words"),
+    [
+        ([], "--resume continues a --checkpoint: give one"),
+        (["--checkpoint", "none.json"], "--resume: checkpoint none.json does not exist"),
+    ],
+)
+def test_train_resume_refuses_a_missing_checkpoint(
+    tmp_path, capsys, monkeypatch, checkpoint, words
+):
+    """Both once started a fresh run, unsaid."""
+    from nesbot.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    brief = ["--particles", "2", "--games", "1", "--iterations", "1", "--resume"]
+    assert main(["train", "--out", "w.json", *brief, *checkpoint]) == 2
+    assert capsys.readouterr().err == f"nesbot: error: {words}\n"
+    assert list(tmp_path.iterdir()) == []
+    with pytest.raises(NesbotError, match="--resume"):
+        train(SMALL, 1, None, resume=True, log=quiet)
 
 
 @pytest.mark.parametrize("level_set", ["kill_screen", "fast_levels"])

@@ -218,6 +218,15 @@ def test_a_resumed_run_is_one_run(tmp_path: Path):
         load_checkpoint(path, replace(CONFIG, seed=5))
 
 
+def test_a_checkpoint_whose_meta_is_nested_too_deeply_is_one_error(tmp_path: Path):
+    """Its JSON once ended in a RecursionError."""
+    path = tmp_path / "checkpoint.npz"
+    with path.open("wb") as file:
+        np.savez(file, meta=np.array("[" * 100_000), table=np.zeros(1))
+    with pytest.raises(NesbotError, match=r"its meta is not valid JSON \(nested too deeply"):
+        load_checkpoint(path, CONFIG)
+
+
 def nesbot(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "nesbot", *args], capture_output=True, text=True, timeout=300

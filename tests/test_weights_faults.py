@@ -94,3 +94,53 @@ def test_an_endless_data_file_is_refused_without_being_read_whole(tmp_path):
     for read in (load_weights, load_value_model):
         with pytest.raises(NesbotError, match=f"larger than {MAX_JSON_BYTES:,} bytes"):
             read(endless)
+
+
+# JSON that Python's parser cannot hold, besides text that is not JSON: nesting past the
+# recursion limit (a RecursionError) and an integer of over 4,300 digits (a plain
+# ValueError, int's own limit). Each once ended in a traceback.
+UNPARSABLE = {
+    "nested too deeply": "[" * 100_000,
+    "Exceeds the limit (4300 digits)": '{"ceiling": 1' + "0" * 5000 + "}",
+    "Expecting value at line 1": "",
+}
+
+
+@pytest.mark.parametrize("why", UNPARSABLE)
+@pytest.mark.parametrize(
+    ("read", "what"), [(load_weights, "weights file"), (load_value_model, "value model")]
+)
+def test_json_python_cannot_hold_is_one_error_naming_the_file(tmp_path, read, what, why):
+    path = tmp_path / "data.json"
+    path.write_text(UNPARSABLE[why])
+    with pytest.raises(NesbotError) as error:
+        read(path)
+    assert str(error.value).startswith(f"{what} {path} is not valid JSON ({why}")
+    assert "\n" not in str(error.value)
+
+
+def test_the_api_refuses_deeply_nested_weights_in_one_error(tmp_path):
+    import nesbot
+
+    path = tmp_path / "deep.json"
+    path.write_text(UNPARSABLE["nested too deeply"])
+    with pytest.raises(NesbotError, match=f"^weights file {path} is not valid JSON"):
+        nesbot.rate(tmp_path / "game.fm2", weights=str(path))  # the weights are read first
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    text=st.text(max_size=20) | st.binary(max_size=20),
+    depth=st.integers(0, 200_000),
+    opener=st.sampled_from(["[", '{"a": ', "-"]),
+)
+def test_any_text_parses_to_a_value_or_one_error(text, depth, opener):
+    """Whatever precedes it (nesting of any depth), parse_json gives the JSON's value or a
+    NesbotError naming the text's place, never another exception."""
+    from nesbot.input_file import parse_json
+
+    whole = opener * depth + text if isinstance(text, str) else opener.encode() * depth + text
+    try:
+        parse_json(whole, "the text")
+    except NesbotError as error:
+        assert str(error).startswith("the text is not valid JSON (") and "\n" not in str(error)

@@ -1,13 +1,15 @@
 """`nesbot explain`: the evaluator's view of a board, and what the planner does on it.
 
 The board file has 20 lines of 10 characters, top row first: '#' (or any letter) filled,
-'.' empty; blank lines and lines starting with ';' are skipped.
+'.' empty; blank lines and lines starting with ';' are skipped. A board the game cannot show
+is refused: a full row (the ROM clears it), or one that covers the piece's spawn place
+(the game would be over).
 """
 
 from nesbot._core.buttons import describe
 from nesbot._core.features import ALL_FEATURE_NAMES, NES_FEATURE_NAMES, REACH_FEATURE_NAMES
 from nesbot._core.game import Game, board_text
-from nesbot._core.pieces import PIECE_NAMES, SPAWN_TABLE
+from nesbot._core.pieces import ORIENTATION_CELLS, PIECE_NAMES, SPAWN_TABLE
 from nesbot._core.value_terms import all_features_py, evaluate_trace, format_trace
 from nesbot.bot.planning import DEFAULT_SETTINGS, PlannerSettings, build_planner
 from nesbot.errors import NesbotError
@@ -39,7 +41,13 @@ def parse_board(text: str, name: str = "the board") -> list[int]:
         if len(row) != 10:
             raise NesbotError(f"{name} row {number} has {len(row)} cells, expected 10")
         masks.append(sum(1 << c for c, cell in enumerate(row) if cell != "."))
+        if masks[-1] == FULL_ROW:
+            raise NesbotError(f"{name} row {number} is full: the game clears a full row")
     return masks
+
+
+FULL_ROW = (1 << 10) - 1
+SPAWN_X = 5  # the column a piece spawns in, in row 0
 
 
 def spawn_orientation(name: str) -> int:
@@ -65,6 +73,8 @@ def explain(
     evaluator: Evaluator,
     settings: PlannerSettings = DEFAULT_SETTINGS,
 ) -> str:
+    if not 0 <= level <= 255:
+        raise NesbotError(f"--level {level}: the game's level is a byte, 0-255")
     rows = read_board(board_path)
     evaluator = evaluator.at_tap_hz(settings.tap_hz)  # the kill-screen set the bot plays
     at = {"level": level, "tap_interval": settings.tap_interval}
@@ -75,7 +85,10 @@ def explain(
         format_trace(evaluate_trace(rows, 0, 0, evaluator, **at)),
         _nes_features(rows, **at),
     ]
-    game = Game.spawned(rows, spawn_orientation(piece), spawn_orientation(next_piece), level)
+    spawned = spawn_orientation(piece)
+    if any(rows[y] >> (SPAWN_X + x) & 1 for x, y in ORIENTATION_CELLS[spawned] if y >= 0):
+        raise NesbotError(f"the board covers {piece.upper()}'s spawn place: the game is over")
+    game = Game.spawned(rows, spawned, spawn_orientation(next_piece), level)
     planner = build_planner(evaluator, settings)
     chosen = planner.plan(game)
     if chosen is None:

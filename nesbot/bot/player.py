@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
+from nesbot.arguments import check_whole
 from nesbot.bot.planning import PlannerSettings
 from nesbot.bot.policy import Bot
 from nesbot.bot.session import GameResult, game_result, summary
@@ -205,7 +206,7 @@ def attach(
         raise NesbotError(
             f"unknown planner setting in {', '.join(settings)}; known: {known}"
         ) from None
-    if max_frames is not None and max_frames < 1:
+    if max_frames is not None and check_whole("max_frames", max_frames) < 1:
         raise NesbotError(f"max_frames {max_frames}: need at least 1")
     if isinstance(evaluator, Evaluator):
         if weights is not None:

@@ -3,9 +3,15 @@
 options.py, and the wiring of what play, replay and rate write and show in outputs.py."""
 
 import argparse
+import contextlib
+import io
 import os
+import signal
 import sys
-from types import ModuleType
+import threading
+from collections.abc import Iterator
+from types import FrameType, ModuleType
+from typing import NoReturn, TextIO
 
 from nesbot._version import __version__
 from nesbot.cli import (
@@ -36,14 +42,21 @@ COMMANDS: tuple[ModuleType, ...] = (
 )
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, its errors said as nesbot says every error: in one line."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"nesbot: error: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="nesbot",
         description="Play, replay and verify NES Tetris games on the real ROM.",
     )
     parser.add_argument("--version", action="version", version=f"nesbot {__version__}")
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")  # each a _Parser
     for command in COMMANDS:
         sub = commands.add_parser(command.NAME, help=command.HELP, description=command.HELP)
         command.add_arguments(sub)
@@ -51,22 +64,108 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM (kill, timeout, a shutdown), ending a run as Ctrl-C does: every output
+    closed whole, each partial file renamed into place or removed."""
+
+
+def _on_sigterm(signum: int, frame: FrameType | None) -> None:
+    raise _Terminated("terminated")
+
+
+@contextlib.contextmanager
+def _sigterm_as_ctrl_c() -> Iterator[None]:
+    # Only the main thread may set a handler (main() called from another is left as it is).
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _on_sigterm)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+class _OutputLost(Exception):
+    """Writing the results to stdout failed (a full disk, an I/O error): they are lost."""
+
+
+class _Stdout:
+    """sys.stdout while a command runs: a fault writing it becomes _OutputLost, told apart
+    from any other OSError; a reader gone (BrokenPipeError) stays itself."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        with _lost_on_fault():
+            return self._stream.write(text)
+
+    def flush(self) -> None:
+        with _lost_on_fault():
+            self._stream.flush()
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._stream, name)
+
+
+@contextlib.contextmanager
+def _lost_on_fault() -> Iterator[None]:
+    try:
+        yield
+    except BrokenPipeError:
+        raise
+    except OSError as error:
+        raise _OutputLost(error.strerror or str(error)) from None
+
+
+def _drop_output(stdout: TextIO) -> None:
+    """Send stdout's fd to /dev/null, so that the flush at exit, of what could not be
+    written, does not fail again with an error of its own."""
+    with contextlib.suppress(OSError, ValueError):  # not a file (a test's capture)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), stdout.fileno())
+
+
 def main(argv: list[str] | None = None) -> int:
+    # A character the terminal's encoding lacks (PYTHONIOENCODING=ascii: "±") is escaped.
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(errors="backslashreplace")
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help()
         return 0
+    if sys.stdout is None:  # `>&-`: the results would be lost, and fd 1 taken by a file
+        print(
+            "nesbot: error: standard output is closed; redirect it (>/dev/null to drop the "
+            "results)",
+            file=sys.stderr,
+        )
+        return 2
+    stdout = sys.stdout
+    sys.stdout = _Stdout(stdout)
     try:
-        return args.run(args)
+        with _sigterm_as_ctrl_c():
+            code = args.run(args)
+            sys.stdout.flush()  # the results' last bytes: a full disk shows here
+            return code
     except NesbotError as error:
         if args.debug:
             raise
         print(f"nesbot: error: {error}", file=sys.stderr)
         return 2
+    except _OutputLost as error:
+        if args.debug:
+            raise
+        _drop_output(stdout)
+        print(f"nesbot: error: cannot write the output: {error}", file=sys.stderr)
+        return 2
     except BrokenPipeError:  # the reader went away (`| head`): stop quietly, as Unix tools do
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no error at exit
+        _drop_output(stdout)
         return 1
     except KeyboardInterrupt as error:  # window.WindowClosed says what ended the game
         print(f"nesbot: {str(error) or 'interrupted'}", file=sys.stderr)
-        return 130
+        return 143 if isinstance(error, _Terminated) else 130
+    finally:
+        sys.stdout = stdout

@@ -3,7 +3,7 @@
 import argparse
 import sys
 
-from nesbot.cli.options import add_rom_options, log_and_rom
+from nesbot.cli.options import add_rom_options, log_and_rom, rom_input
 from nesbot.output_file import check_distinct, check_output
 
 NAME = "convert"
@@ -19,7 +19,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from nesbot.nes.convert import convert_log
 
-    check_distinct({"OLD.fm2": args.old, "--rom": args.rom}, {"NEW.fm2": args.new})
+    check_distinct({"OLD.fm2": args.old, **rom_input(args)}, {"NEW.fm2": args.new})
     check_output(args.new, "movie")
     log, rom = log_and_rom(args.old, args)
     frames = convert_log(rom, log, args.new)

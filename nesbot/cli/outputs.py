@@ -6,10 +6,10 @@ import argparse
 import sys
 from collections.abc import Callable
 from contextlib import ExitStack
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from nesbot.errors import NesbotError
+from nesbot.output_file import file_identity
 
 if TYPE_CHECKING:
     from nesbot.nes.emulator import Emulator
@@ -81,8 +81,23 @@ def step_progress(what: str, log: "InputLog", stack: ExitStack) -> Observer:
     return lambda pad, emu: bar.advance_to(emu.frame)
 
 
-def name_files(paths: dict[str, str | None], ending: str) -> None:
-    """Say where the kept files are (those that exist: a video starts with its first frame)."""
-    kept = [f"{what} {path}" for what, path in paths.items() if path and Path(path).is_file()]
+FileIds = dict[str, tuple[int, int] | str]
+
+
+def file_ids(paths: dict[str, str | None]) -> FileIds:
+    """Each given path's file now (nesbot.output_file.file_identity), for name_files."""
+    return {what: file_identity(path) for what, path in paths.items() if path}
+
+
+def name_files(paths: dict[str, str | None], ending: str, before: FileIds) -> None:
+    """Say where the files the run wrote are: those not the file `before` (file_ids) found
+    there, as each is renamed into place, a new file. An older file left alone, such as a
+    video stopped before its first frame, is not named."""
+    now = file_ids(paths)
+    kept = [
+        f"{what} {paths[what]}"
+        for what, found in now.items()
+        if isinstance(found, tuple) and found != before[what]
+    ]
     if kept:
         print(f"{ending}: " + ", ".join(kept), file=sys.stderr)

@@ -14,9 +14,11 @@ from nesbot.cli.options import (
     add_rom_options,
     find_rom,
     planner_settings,
+    rom_input,
     whole_number,
 )
-from nesbot.cli.outputs import check_codec, check_overlay, name_files, scale
+from nesbot.cli.outputs import check_codec, check_overlay, file_ids, name_files, scale
+from nesbot.errors import NesbotError
 from nesbot.output_file import check_distinct, check_output
 
 if TYPE_CHECKING:
@@ -64,8 +66,10 @@ def run(args: argparse.Namespace) -> int:
     from nesbot.evaluation.evaluators import get_evaluator
     from nesbot.nes.menus import GameSetup
 
+    if args.max_frames == 0:  # a game of no frames: 24 s of boot for nothing
+        raise NesbotError("--max-frames 0: need at least 1")
     check_distinct(
-        {"--rom": args.rom, "--weights": args.weights},
+        {**rom_input(args), "--weights": args.weights},
         {"--log": args.log, "--video": args.video, "--still": args.still},
     )
     if args.log:
@@ -99,6 +103,7 @@ def run(args: argparse.Namespace) -> int:
     bot = Bot(get_evaluator(args.evaluator, args.weights, args.reaction), planner_settings(args))
     progress = _PlayProgress()
     files = {"video": args.video, "log": args.log, "still": args.still}
+    older = file_ids(files)  # to name only the files this game replaced
     print(f"booting and choosing level {setup.level} (seed {setup.seed})...", file=sys.stderr)
     try:
         session = play(
@@ -114,7 +119,7 @@ def run(args: argparse.Namespace) -> int:
         )
     except KeyboardInterrupt:  # Ctrl-C, or the window closed: the files are complete
         progress.close()
-        name_files(files, "stopped; so far")
+        name_files(files, "stopped; so far", older)
         raise
     progress.close()
     result = session.result
@@ -126,7 +131,7 @@ def run(args: argparse.Namespace) -> int:
             f"{result.pieces} pieces in {result.frames:,} game frames, {bot.desyncs} desyncs"
             + (", topped out" if result.topped_out else "")
         )
-    name_files(files, f"score {result.score:,}; wrote")
+    name_files(files, f"score {result.score:,}; wrote", older)
     return 0
 
 

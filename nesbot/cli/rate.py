@@ -21,6 +21,7 @@ from nesbot.cli.options import (
     log_and_rom,
     on_conflict,
     planner_settings,
+    rom_input,
     whole_number,
 )
 from nesbot.cli.outputs import check_codec, replay_pictures, scale, step_progress
@@ -88,10 +89,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from nesbot.lab.workers import check_workers
     from nesbot.rating.game import VIDEO_SUFFIXES, rate_log
 
+    check_workers(args.workers)
     check_distinct(
-        {"GAME": args.game, "--rom": args.rom, "--weights": args.weights},
+        {"GAME": args.game, **rom_input(args), "--weights": args.weights},
         {"--video": args.video, "--report": args.report},
     )
     if args.report:

@@ -10,6 +10,7 @@ from nesbot.cli.options import (
     add_rom_options,
     log_and_rom,
     on_conflict,
+    rom_input,
 )
 from nesbot.cli.outputs import check_codec, check_overlay, replay_pictures, step_progress
 from nesbot.errors import NesbotError
@@ -46,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
     from nesbot.nes.timing import ALIGNED_FRAMES
 
     check_distinct(
-        {"LOG": args.log, "--rom": args.rom}, {"--trace": args.trace, "--video": args.video}
+        {"LOG": args.log, **rom_input(args)}, {"--trace": args.trace, "--video": args.video}
     )
     # Not nesbot.show.video's check: importing PyAV before --show's window opens hangs
     # OpenCV's window; the VideoWriter checks the name's format itself.

@@ -55,7 +55,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from nesbot.evaluation.evaluators import get_evaluator
     from nesbot.lab.game_runs import simulate
-    from nesbot.lab.plot import plot_scores, require_matplotlib
+    from nesbot.lab.plot import check_plot_path, plot_scores
 
     check_distinct(
         {"--weights": args.weights, "--value-model": args.value_model},
@@ -75,8 +75,8 @@ def run(args: argparse.Namespace) -> int:
             model = load_value_model(args.value_model)
             evaluator = with_value_model(evaluator, model, Path(args.value_model).stem)
     if args.plot:
-        require_matplotlib()
         check_output(args.plot, "plot")
+        check_plot_path(args.plot)
     summary, results = simulate(
         evaluator,
         args.games,

@@ -36,10 +36,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from nesbot.evaluation.surface_builder import SurfaceInputs, build_surface_table
+    from nesbot.evaluation.surface_builder import TABLE_PATH, SurfaceInputs, build_surface_table
+    from nesbot.lab.workers import check_workers
 
+    check_workers(args.workers)
     check_distinct({}, {"--out": args.out, "--checkpoint": args.checkpoint})
-    check_output(args.out, "surface table")
+    check_output(args.out, "surface table", ours=TABLE_PATH)
     check_output(args.checkpoint, "checkpoint")
     table = build_surface_table(
         Path(args.out),

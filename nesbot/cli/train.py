@@ -51,13 +51,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=float,
         default=0.5,
         help="PSO's initial swarm: start weights + normal(0, spread); CMA-ES's step, times "
-        "max(|weight|, 1) (0.5)",
+        "max(|weight|, 1); above 0, at most 10 (0.5)",
     )
     parser.add_argument(
         "--max-velocity",
         type=float,
         default=1.0,
-        help="velocity clamp per weight and iteration (1.0)",
+        help="velocity clamp per weight and iteration; above 0, at most 10 (1.0)",
     )
     add_planner_options(parser)
     parser.add_argument("--same-pieces", action="store_true", help=SAME_PIECES_HELP)
@@ -81,8 +81,10 @@ def run(args: argparse.Namespace) -> int:
     from nesbot.evaluation.weights import save_weights
     from nesbot.lab.game_runs import run_games
     from nesbot.lab.train import TrainConfig, ray_runner, train, trained_weights
+    from nesbot.lab.workers import check_workers
     from nesbot.progress import Progress
 
+    check_workers(args.workers)
     check_distinct(
         {"--weights": args.weights}, {"--out": args.out, "--checkpoint": args.checkpoint}
     )

@@ -69,6 +69,7 @@ from nesbot._core.surface import bellman_sweep, encode, picker_odds, surface_cou
 from nesbot._core.surface_file import SHIPPED_TABLE, read_surface_file
 from nesbot._version import __version__
 from nesbot.errors import NesbotError
+from nesbot.input_file import parse_json
 from nesbot.output_file import OutputFile
 from nesbot.progress import Progress
 
@@ -186,8 +187,10 @@ def build_surface_table(
     """
     inputs = inputs if inputs is not None else SurfaceInputs()
     inputs.check()
-    if tolerance <= 0 or iterations < 1 or workers < 1:
-        raise NesbotError("the build needs tolerance > 0, iterations >= 1 and workers >= 1")
+    if not 0 < tolerance < math.inf:  # NaN too: it fails every comparison
+        raise NesbotError(f"the tolerance must be a finite number above 0, not {tolerance:g}")
+    if iterations < 1 or workers < 1:
+        raise NesbotError("the build needs iterations >= 1 and workers >= 1")
     state = None
     if checkpoint is not None and checkpoint.exists() and not restart:
         state = _load_checkpoint(checkpoint, inputs)
@@ -333,7 +336,8 @@ def _load_checkpoint(path: Path, inputs: SurfaceInputs) -> _Progress:
             sizes = {info.filename: info.file_size for info in data.zip.infolist()}
             if sizes.get("values.npy", 0) > 4 * count + 1024 or sizes.get("meta.npy", 0) > 1 << 20:
                 raise ValueError("a part is larger than a checkpoint's")
-            values, meta = data["values"], json.loads(str(data["meta"]))
+            values = data["values"]
+            meta = parse_json(str(data["meta"]), f"checkpoint {path}: its meta")
     except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile, AttributeError) as e:
         raise NesbotError(f"cannot read checkpoint {path}: {e}") from None
     if not isinstance(meta, dict) or meta.get("format") != CHECKPOINT_FORMAT:
@@ -369,7 +373,7 @@ def save_surface_table(table: SurfaceTable, path: Path) -> None:
     scale = 1 / (1 - discount) / QUANTUM  # the largest possible value gets the top code
     codes = np.rint(table.values / scale).clip(0, QUANTUM).astype(np.uint8)
     provenance = dict(table.provenance, scale=scale)
-    with OutputFile(path, "surface table", binary=True) as out:
+    with OutputFile(path, "surface table", binary=True, ours=SHIPPED_TABLE) as out:
         try:
             np.savez_compressed(out.file, codes=codes, provenance=np.array(json.dumps(provenance)))
         except OSError as e:

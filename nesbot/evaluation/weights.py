@@ -35,7 +35,7 @@ from nesbot._core.features import (
 from nesbot._core.pieces import KILL_SCREEN_LEVEL
 from nesbot._core.weight_sets import DEFAULT_CEILING_WEIGHT, DEFAULT_SAFE_STACK_HEIGHT
 from nesbot.errors import NesbotError
-from nesbot.input_file import read_at_most
+from nesbot.input_file import parse_json, read_at_most
 from nesbot.output_file import write_output
 
 DATA_DIR = Path(__file__).parents[1] / "data"
@@ -330,13 +330,12 @@ def read_json_file(path: Path, what: str) -> object:
     """The JSON a data file holds; a file that is missing, unreadable or not JSON is refused
     in one line naming it as `what` ("weights file", "value model")."""
     try:
-        return json.loads(read_at_most(path, MAX_JSON_BYTES, what).decode("utf-8"))
+        text = read_at_most(path, MAX_JSON_BYTES, what).decode("utf-8")
     except FileNotFoundError:
         raise NesbotError(f"{what} {path} does not exist") from None
     except (OSError, UnicodeDecodeError) as e:
         raise NesbotError(f"cannot read {what} {path}: {e}") from None
-    except json.JSONDecodeError as e:
-        raise NesbotError(f"{what} {path} is not valid JSON ({e.msg} at line {e.lineno})") from None
+    return parse_json(text, f"{what} {path}")
 
 
 def is_weight(value: object) -> bool:

@@ -75,15 +75,26 @@ def _matrix(path: Path, key: str, value: Any, rows: int, columns: int) -> None:
         _vector(path, f"{key}[{index}]", row, columns)
 
 
-def _history(path: Path, value: Any) -> None:
-    """The log of iterations: objects of finite numbers (a standard error may be null)."""
+def _history(path: Path, value: Any, iteration: int) -> None:
+    """The log of iterations: one object of finite numbers (a standard error may be null)
+    for each of the `iteration` done, in order, each naming its iteration. Training
+    appends one as it counts one: a count its log does not hold (10^12 beside one entry)
+    is no run's, and would be printed as its iterations."""
     if not isinstance(value, list):
         raise _fault(path, "history", "a list of iterations", value)
+    if len(value) != iteration:
+        raise NesbotError(
+            f"{WHAT} {path}: iteration {iteration:,} does not match its history of "
+            f"{len(value):,} iterations"
+        )
     for index, entry in enumerate(value):
         if not isinstance(entry, dict):
             raise _fault(path, f"history[{index}]", "an object", entry)
         for key, number in entry.items():
             _number(path, f"history[{index}].{key}", number, null=key.endswith("_se"))
+        if entry.get("iteration") != index + 1:
+            where = f"history[{index}].iteration"
+            raise _fault(path, where, f"{index + 1}", entry.get("iteration"))
 
 
 def check_header(path: Path, data: Any) -> dict[str, Any]:
@@ -108,7 +119,7 @@ def check_swarm(path: Path, data: dict[str, Any], particles: int, dims: int) -> 
     _number(path, "global_fitness", data["global_fitness"], null=True)
     for key in ("iteration", "stagnant", "restarts"):
         _whole(path, key, data[key])
-    _history(path, data["history"])
+    _history(path, data["history"], data["iteration"])
     if not isinstance(data["rng"], dict):
         raise _fault(path, "rng", "a random generator's state (an object)", data["rng"])
 
@@ -127,4 +138,4 @@ def check_cma(path: Path, data: dict[str, Any], dims: int) -> None:
     _vector(path, "best", best, dims if isinstance(best, list) and best else 0)
     _number(path, "best_fitness", data["best_fitness"], null=True)
     _number(path, "best_se", data["best_se"])
-    _history(path, data["history"])
+    _history(path, data["history"], data["iteration"])

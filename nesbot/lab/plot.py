@@ -3,6 +3,7 @@
 import io
 from collections.abc import Iterable
 from pathlib import Path
+from types import ModuleType
 
 import numpy as np
 
@@ -13,22 +14,51 @@ from nesbot.output_file import write_output
 MEATFIGHTER_MEDIAN = 989_200  # his published median of ~1.7 million 19-28 games
 
 
-def require_matplotlib() -> None:
-    """Fail with one sentence, before a long run, if --plot cannot draw."""
+def check_plot_path(path: str | Path) -> None:
+    """Fail with one sentence, before a long run, if --plot cannot draw at `path`: no
+    matplotlib, a format (the name's ending) it does not write, or one whose writer lacks
+    what it needs (.pgf: LaTeX), which only drawing tells: a small figure is drawn in it."""
+    plt = _pyplot()
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    form = _format(path)
+    known = FigureCanvasBase.get_supported_filetypes()
+    if form not in known:
+        raise NesbotError(
+            f"--plot {path}: matplotlib writes no .{form} picture; end the name with one of "
+            + ", ".join(f".{ending}" for ending in known)
+        )
+    figure = plt.figure(figsize=(1, 1))
     try:
-        import matplotlib  # noqa: F401
+        figure.suptitle("0.0M")
+        figure.savefig(io.BytesIO(), format=form)
+    except Exception as error:  # whatever the writer lacks, the real plot would fail alike
+        reason = (str(error).strip().splitlines() or [type(error).__name__])[0]
+        raise NesbotError(f"--plot {path}: matplotlib cannot write .{form}: {reason}") from None
+    finally:
+        plt.close(figure)
+
+
+def _pyplot() -> ModuleType:
+    """matplotlib.pyplot, drawing to files alone (Agg); NesbotError without matplotlib."""
+    try:
+        import matplotlib
     except ImportError:
         raise NesbotError("--plot needs matplotlib: pip install 'nesbot[plot]'") from None
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _format(path: str | Path) -> str:
+    """The picture format a plot's name asks for (matplotlib's default, PNG, without one)."""
+    return Path(path).suffix.lstrip(".").lower() or "png"
 
 
 def plot_scores(results: Iterable[dict], path: str | Path, title: str) -> None:
     """Histogram and CDF of pre-29 scores, meatfighter's median and the cap marked."""
-    require_matplotlib()
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = _pyplot()
     scores = np.sort([r["pre29_points"] for r in results])
     figure, (hist, cdf) = plt.subplots(1, 2, figsize=(12, 4.5), constrained_layout=True)
     hist.hist(scores, bins=40, color="#4477aa")
@@ -50,7 +80,7 @@ def plot_scores(results: Iterable[dict], path: str | Path, title: str) -> None:
     figure.suptitle(title)
     picture = io.BytesIO()  # drawn whole first: a fault while writing leaves the old plot
     try:
-        figure.savefig(picture, dpi=110, format=Path(path).suffix.lstrip(".") or None)
+        figure.savefig(picture, dpi=110, format=_format(path))
     finally:
         plt.close(figure)
     write_output(path, "plot", picture.getvalue())

@@ -10,12 +10,13 @@ so results of two runs are never mixed. Each line is flushed as its game
 ends: a run killed mid-write loses at most the line it was writing, which is dropped.
 
 The file is read line by line, each line at most MAX_LINE_BYTES: a line longer, or one that
-is not a game (an object of whole numbers or nulls with an index and every figure the
-summary reads), is refused with its number, before any game is played. The file is then
-written again whole beside itself and renamed into place (nesbot.output_file).
+is not a game (an object with an index and every figure the summary reads, each a whole
+number a game can make: _MOST), is refused with its number, before any game is played. The
+file is then written again whole beside itself and renamed into place (nesbot.output_file).
 """
 
 import json
+import reprlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
@@ -23,6 +24,7 @@ from typing import IO, Any
 from nesbot._core.features import ALL_FEATURE_NAMES
 from nesbot.bot.planning import settings_saved_before
 from nesbot.errors import NesbotError
+from nesbot.input_file import parse_json
 from nesbot.lab.statistics import RESULT_KEYS
 from nesbot.output_file import OutputFile
 
@@ -70,13 +72,11 @@ def read_records(path: Path) -> list[dict]:
         records: list[dict] = []
         for number, line, torn in _lines(file, path):
             try:
-                record = json.loads(line)
-            except (json.JSONDecodeError, UnicodeDecodeError):
+                record = parse_json(line, f"{path} line {number}")
+            except NesbotError:
                 if torn and number > 1:
                     break
-                raise NesbotError(
-                    f"{path} line {number} is not JSON: not a file of simulated games"
-                ) from None
+                raise
             problem = _header_problem(record) if number == 1 else _game_problem(record)
             if problem:
                 raise NesbotError(f"{path} line {number} {problem}")
@@ -162,16 +162,50 @@ def _header_problem(record: Any) -> str | None:
     return None
 
 
+# The most each figure of a game's result (whole_games.play's) can be, so that a line no
+# game could have made (lines 100,000, a score of 10^300) is refused, not averaged: its
+# summary would be wrong, or not even a float. Every figure is 0 or more. A game stops by
+# level 155 (game_runs.MAX_STOP_LEVEL), some 1,560 lines from level 0, and a line is worth
+# at most 300 x 155 points there: under 73 million points. It lasts at most
+# game_runs.MAX_FRAMES (2 x 10^7) frames, with at most one new piece and one plan a frame.
+_LARGEST = 10**8
+_MOST = {
+    "score": 999_999,  # the ROM's score stops there
+    "lines": 9_999,  # loose: some 1,560 (above)
+    "lines_at_29": 9_999,
+    "tetrises": 2_499,  # four lines each
+    "level": 255,  # a byte
+    **dict.fromkeys(("pre29_points", "pre29_line_points", "points", "line_points"), _LARGEST),
+    **dict.fromkeys(("points_at_39", "line_points_at_39"), _LARGEST),
+    **dict.fromkeys(("frames", "pieces", "fallbacks", "truncated"), _LARGEST),
+}
+_FLAGS = ("topped_out", "maxout")
+_MAY_BE_NULL = ("points_at_39", "line_points_at_39", "lines_at_29")  # not reached
+
+
 def _game_problem(record: Any) -> str | None:
     if not isinstance(record, dict):
         return "is not a game (a JSON object)"
     index = record.get("index")
     if isinstance(index, bool) or not isinstance(index, int) or index < 0:
-        return f"has no game index (a whole number 0 or more): {index!r}"
+        return f"has no game index (a whole number 0 or more): {reprlib.repr(index)}"
     missing = RESULT_KEYS - record.keys()
     if missing:
         return f"lacks {', '.join(sorted(missing))}: not a game of this nesbot"
     for key, value in record.items():
-        if value is not None and (isinstance(value, float) or not isinstance(value, int)):
-            return f"has {key} {value!r}, not a whole number"
+        shown = reprlib.repr(value)  # a 1 MiB string or a 400-digit number, cut short
+        if key in _FLAGS:
+            if not isinstance(value, bool):
+                return f"has {key} {shown}, not true or false"
+        elif value is None:
+            if key in _MOST and key not in _MAY_BE_NULL:
+                return f"has {key} null, not a whole number"
+        elif isinstance(value, bool | float) or not isinstance(value, int):
+            return f"has {key} {shown}, not a whole number"
+        elif key in _MOST and not 0 <= value <= _MOST[key]:  # another key: any whole number
+            return f"has {key} {shown}, outside 0-{_MOST[key]:,}: no game makes it"
+    if 4 * record["tetrises"] > record["lines"]:
+        return f"has {record['tetrises']} tetrises in {record['lines']} lines"
+    if (record["lines_at_29"] or 0) > record["lines"]:
+        return f"has lines_at_29 {record['lines_at_29']} above its {record['lines']} lines"
     return None

@@ -60,6 +60,13 @@ INERTIA = 0.729844
 COGNITIVE = 1.496180
 SOCIAL = 1.496180
 CHECKPOINT_VERSION = 3
+# An iteration's games (particles x games; a day of play on two cores), each with its
+# settings and its result held at once: about a kilobyte each.
+MAX_ITERATION_GAMES = 100_000
+# The largest --spread and --max-velocity: twice the bound PSO's positions stay within (5),
+# a step across the whole space (CMA-ES's step is spread x each weight's size: ten times
+# it is no search either).
+MAX_STEP = 10.0
 
 
 @dataclass(frozen=True)
@@ -98,6 +105,17 @@ class TrainConfig:
     def __post_init__(self) -> None:
         if self.particles < 2 or self.games < 1:
             raise NesbotError("train needs --particles >= 2 and --games >= 1")
+        for option, value in (("--spread", self.spread), ("--max-velocity", self.max_velocity)):
+            if not 0 < value <= MAX_STEP:  # NaN too: it fails every comparison
+                raise NesbotError(
+                    f"{option} {value:g} must be a number above 0 and at most {MAX_STEP:g}"
+                )
+        if self.particles * self.games > MAX_ITERATION_GAMES:
+            # An iteration's games are listed (and their results kept) at once.
+            raise NesbotError(
+                f"--particles {self.particles} x --games {self.games}: an iteration plays "
+                f"at most {MAX_ITERATION_GAMES:,} games"
+            )
         if self.learned:
             if len(self.start) != len(self.learned):
                 raise NesbotError(
@@ -421,6 +439,11 @@ def train(
     earlier ones); `run` plays a list of games (default: this process)."""
     if config.optimizer not in OPTIMIZERS:
         raise NesbotError(f"--optimizer {config.optimizer!r} is not one of {', '.join(OPTIMIZERS)}")
+    if resume:  # else a missing or mistyped checkpoint would start afresh, unsaid
+        if checkpoint is None:
+            raise NesbotError("--resume continues a --checkpoint: give one")
+        if not checkpoint.exists():
+            raise NesbotError(f"--resume: checkpoint {checkpoint} does not exist")
     run = run or play_here
     rng: np.random.Generator | None = None
     if checkpoint is not None and checkpoint.exists():

@@ -34,6 +34,7 @@ from nesbot.bot.planning import PlannerSettings
 from nesbot.bot.value_model import ValueModelFile, with_value_model
 from nesbot.errors import NesbotError
 from nesbot.evaluation.evaluators import Evaluator
+from nesbot.input_file import parse_json
 from nesbot.lab.game_runs import MAX_FRAMES, planner_for
 from nesbot.lab.workers import map_indexed
 from nesbot.output_file import OutputFile
@@ -190,7 +191,7 @@ def load_checkpoint(path: Path, config: ValueTrainingConfig) -> TrainingState:
         data = np.load(path, allow_pickle=False)
     except (OSError, ValueError) as e:
         raise NesbotError(f"cannot read checkpoint {path}: {e}") from None
-    meta = json.loads(str(data["meta"]))
+    meta = parse_json(str(data["meta"]), f"checkpoint {path}: its meta")
     if meta["config"] != asdict(config):
         changed = sorted(k for k, v in asdict(config).items() if meta["config"].get(k) != v)
         raise NesbotError(f"checkpoint {path} is of another run (differs in {', '.join(changed)})")

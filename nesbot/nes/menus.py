@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from nesbot._core.buttons import DOWN, LEFT, RIGHT, START, UP, A
+from nesbot.arguments import check_whole
 from nesbot.errors import NesbotError
 from nesbot.nes import ram
 from nesbot.nes.emulator import Emulator
@@ -39,6 +40,8 @@ class GameSetup:
     seed: int = 0
 
     def __post_init__(self) -> None:
+        for name in ("level", "music", "seed"):
+            check_whole(name, getattr(self, name))
         if not 0 <= self.level <= 19:
             raise NesbotError(f"start level {self.level} is out of range: the menu offers 0-19")
         if not 0 <= self.music <= 3:

@@ -225,12 +225,15 @@ def replay_on_simulator(
     on_conflict: OnConflict | None = None,
 ) -> ReplaySummary:
     """Replay the menus on the emulator, then the game from its first active frame on the
-    simulator alone."""
+    simulator alone (NesbotError for a log that never reaches one, as verify says)."""
     tracer = _PieceTracer(trace)
     plan = log_steps(log, on_conflict or stop_at_conflicts(log))
     with Emulator(rom.path) as emu:
         if not _emulator_until_first_piece(emu, plan, tracer):
-            return _summary(ram.decode(emu.ram), emu.frame, tracer)
+            raise NesbotError(
+                f"{log.source} never reaches an active piece; no game for the simulator "
+                "(--engine emulator replays the menus)"
+            )
         _check_sim_can_follow(log, emu.frame)
         base = emu.ram.copy()
     game = ram.game_from_ram(base)

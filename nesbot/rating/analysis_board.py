@@ -5,17 +5,14 @@ The page holds the rating as JSON and draws each placement's board from it in th
 NES colours (nes_colours), so a 500-placement game is a few hundred kilobytes, not 500
 pictures. A game read from a video (or a log rated with --video, which replays it once
 more) also holds, for each of its costliest mistakes and blunders, the game's picture where
-the piece locked (256 pixels wide).
+the piece locked (nesbot.rating.stills).
 """
 
-import base64
 import json
 import os
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
-
-import numpy as np
 
 from nesbot.bot.explain import spawn_orientation
 from nesbot.errors import NesbotError
@@ -24,14 +21,13 @@ from nesbot.rating.grades import GRADES
 from nesbot.rating.nes_colours import LEVEL_COLOURS, PIECE_TILE, WHITE, piece_cells, tiled_boards
 from nesbot.rating.rater import PieceRating, describe_place
 from nesbot.rating.speed import PlayerSpeed
+from nesbot.rating.stills import screen_still
 
 if TYPE_CHECKING:
     from nesbot.nes.emulator import Emulator  # nes-py: only a log's replay gives stills
 
 STILL_GRADES = ("mistake", "blunder")  # the placements a video's frame is kept for
 STILLS_KEPT = 40  # the costliest of them: at most about 1.1 MB of the page
-STILL_WIDTH = 256  # pixels: the NES picture's own width
-JPEG_QUALITY = 80  # a capture's still in about 60% of the bytes of OpenCV's default, 95
 DATA_MARK = "/*RATING*/null"  # where the page's template takes the JSON
 
 
@@ -48,7 +44,7 @@ class RatedGame(Protocol):
     @property
     def spawns(self) -> dict[int, int]: ...
     @property
-    def video(self) -> str | None: ...
+    def spawn_pictures(self) -> dict[int, str]: ...
     def summary(self) -> dict: ...
 
 
@@ -117,41 +113,14 @@ def still_steps(game: RatedGame) -> dict[int, int]:
     return {r.number: game.spawns[r.number + 1] for r in costly[:STILLS_KEPT]}
 
 
-def still_url(picture: np.ndarray) -> str:
-    """An RGB picture, STILL_WIDTH pixels wide, as a data URL: a PNG or a JPEG, whichever is
-    smaller (an emulator's flat colours make a PNG of about 5 kB, a capture's noise a JPEG
-    of about 20)."""
-    import cv2  # OpenCV: only a report with stills needs it
-
-    height = round(picture.shape[0] * STILL_WIDTH / picture.shape[1])
-    small = cv2.cvtColor(
-        cv2.resize(picture, (STILL_WIDTH, height), interpolation=cv2.INTER_AREA),
-        cv2.COLOR_RGB2BGR,
-    )
-    encoded: list[tuple[int, str, bytes]] = []
-    for kind, options in (
-        ("png", [cv2.IMWRITE_PNG_COMPRESSION, 9]),
-        ("jpeg", [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY]),
-    ):
-        ok, picture_file = cv2.imencode(f".{kind}", small, options)
-        if ok:
-            encoded.append((len(picture_file), kind, picture_file.tobytes()))
-    if not encoded:
-        raise NesbotError("cannot encode a still of the game")
-    _size, kind, smallest = min(encoded)
-    return f"data:image/{kind};base64," + base64.b64encode(smallest).decode()
-
-
 def video_stills(game: RatedGame) -> dict[int, str]:
-    """For a game read from a video, its frame where each placement of still_steps locked,
-    as data URLs."""
-    if game.video is None:
-        return {}
-    from nesbot.show.video import read_frames
-
-    wanted = still_steps(game)
-    frames = read_frames(game.video, set(wanted.values()))
-    return {number: still_url(frames[i]) for number, i in wanted.items() if i in frames}
+    """For a game read from a video, its picture where each placement of still_steps locked
+    (kept as the video was read: no second decode)."""
+    return {
+        number: game.spawn_pictures[step]
+        for number, step in still_steps(game).items()
+        if step in game.spawn_pictures
+    }
 
 
 class ReplayStills:
@@ -165,7 +134,7 @@ class ReplayStills:
     def __call__(self, _pad: int, emulator: "Emulator") -> None:
         number = self._numbers.get(emulator.frame)
         if number is not None:
-            self.stills[number] = still_url(emulator.screen)
+            self.stills[number] = screen_still(emulator.screen)
 
 
 def write_report(

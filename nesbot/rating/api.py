@@ -43,6 +43,7 @@ def rate(
     goes to `on_conflict` and the rating goes on. A video's picture is found, or is where
     `crop` (x, y, width, height: the rectangle showing the NES picture's lines 8-231) says.
     Raises NesbotError."""
+    _check_arguments(game, place, settings, crop)
     chosen = (
         evaluator
         if isinstance(evaluator, Evaluator)
@@ -64,6 +65,8 @@ def rate(
         return rate_video(the_rom, path, rating_settings, workers=workers, crop=where)
     if not path.lower().endswith(".fm2"):
         raise NesbotError(f"{path}: nesbot rates .fm2 input logs, videos and positions")
+    if crop is not None:
+        raise NesbotError("crop says where a video's picture is; an .fm2 log has none")
     log = read_fm2(path)
     log.check_rom(the_rom.md5, fceux_rom_md5(the_rom.data))
     return rate_log(
@@ -74,3 +77,20 @@ def rate(
         measure=measure_speed,
         on_conflict=on_conflict,
     )
+
+
+def _check_arguments(game: object, place: object, settings: object, crop: object) -> None:
+    """NesbotError for arguments of the wrong kind, which the command line's parser would
+    have refused, and for one that the game given would silently ignore."""
+    if not isinstance(game, (str, os.PathLike, Position)):
+        raise NesbotError(f"game {game!r}: a path (an .fm2 log or a video) or a Position")
+    if place is not None and not isinstance(game, Position):
+        raise NesbotError("place is a Position's placement; a game's log or video has its own")
+    if not isinstance(settings, PlannerSettings):
+        raise NesbotError(f"settings {settings!r}: a nesbot.PlannerSettings is needed")
+    if crop is not None and not (
+        isinstance(crop, tuple)
+        and len(crop) == 4
+        and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in crop)
+    ):
+        raise NesbotError(f"crop {crop!r}: four numbers (x, y, width, height)")

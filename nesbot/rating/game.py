@@ -44,6 +44,8 @@ class GameRating:
     measured: bool = True  # the speed was measured from the buttons (a video has none)
     spawns: dict[int, int] = field(default_factory=dict)  # piece number: step (a video's frame)
     video: str | None = None  # the video the game was read from
+    # A video's picture where each piece spawned (step: a data URL), the report's stills.
+    spawn_pictures: dict[int, str] = field(default_factory=dict, repr=False)
     # A video: whether it shows the game's end (False: cut off mid-game, rated as far as it
     # goes). None for a log, whose end is not judged.
     complete: bool | None = None
@@ -172,10 +174,17 @@ def rate_video(
     note = pal_note(path)
     if note:
         warnings.warn(note, NesbotWarning, stacklevel=2)
-    pieces, complete = video_game(path, rom, on_frame, crop)
-    rating = rate_pieces(pieces, settings, workers, False, on_rated)
+    game = video_game(path, rom, on_frame, crop)
+    rating = rate_pieces(game.pieces, settings, workers, False, on_rated)
     searched = replace(rating.speed, tap_interval=settings.planner.tap_interval)
-    return replace(rating, speed=searched, measured=False, video=os.fspath(path), complete=complete)
+    return replace(
+        rating,
+        speed=searched,
+        measured=False,
+        video=os.fspath(path),
+        complete=game.complete,
+        spawn_pictures=game.spawn_pictures,
+    )
 
 
 def rate_pieces(

@@ -130,6 +130,32 @@ def find_in_frames(greys: list[np.ndarray], landmarks: Landmarks) -> Geometry:
     return replace(found, match=float(np.median(matches)))
 
 
+def match_at(greys: list[np.ndarray], landmarks: Landmarks, geometry: Geometry) -> Geometry:
+    """`geometry` (a --crop's: where the user says the picture is) with its match there,
+    the median over the frames: the landmarks' correlation with each frame sampled at the
+    middle of every NES pixel, without searching around it."""
+    picture, mask = landmarks.at(1.0)
+    to_frame = np.array(
+        [
+            [geometry.sx, 0, geometry.left + 0.5 * geometry.sx - 0.5],
+            [0, geometry.sy, geometry.top + (SHOWN_TOP + 0.5) * geometry.sy - 0.5],
+        ],
+        np.float32,
+    )
+    scores = []
+    for grey in greys:
+        window = cv2.warpAffine(
+            grey.astype(np.float32),
+            to_frame,
+            (picture.shape[1], picture.shape[0]),
+            flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+            borderMode=cv2.BORDER_REPLICATE,
+        )
+        score = float(cv2.matchTemplate(window, picture, cv2.TM_CCOEFF_NORMED, mask=mask)[0, 0])
+        scores.append(score if math.isfinite(score) else -1.0)  # a flat picture: no match
+    return replace(geometry, match=float(np.median(scores)))
+
+
 def check_found(geometry: Geometry, where: str) -> Geometry:
     """The geometry, or NesbotError when its match says no game screen is there."""
     if geometry.match < FOUND:

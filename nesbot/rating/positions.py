@@ -239,6 +239,10 @@ def logged_pieces(
             elif falling is not None and falling.locked and len(falling.late) < LATE_FRAMES:
                 falling.late.append(pad)
             if spawn is not None and active and _shows_spawn(memory):
+                if falling is None and memory[ram.GAME_TYPE] != 0:
+                    # B-TYPE's garbage rows and its 25 lines change what a placement is
+                    # worth; the playouts and the evaluation know A-TYPE's game alone.
+                    raise NesbotError("the game is B-TYPE: nesbot rates A-TYPE games")
                 state = ram.decode(memory)
                 number = 1
                 if falling is not None:

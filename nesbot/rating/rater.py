@@ -11,6 +11,7 @@ from nesbot._core.game import Game
 from nesbot._core.moves import Searcher
 from nesbot._core.pieces import ORIENTATION_CELLS, PIECE_NAMES, PIECE_TYPE
 from nesbot._core.value_terms import evaluate_trace
+from nesbot.arguments import check_whole
 from nesbot.bot.planning import DEFAULT_SETTINGS, PlannerSettings, build_planner
 from nesbot.bot.value_model import without_value_model
 from nesbot.errors import NesbotError
@@ -46,6 +47,10 @@ class RatingSettings:
     timing_sd: float | None = None
 
     def __post_init__(self) -> None:
+        for name in ("playouts", "horizon", "seed"):
+            check_whole(name, getattr(self, name))
+        if self.seed < 0:
+            raise NesbotError(f"--seed {self.seed} is negative")
         if not 2 <= self.playouts <= 1000:
             raise NesbotError(f"--playouts {self.playouts} is outside 2-1000")
         if not 0 <= self.horizon <= 1000:

@@ -9,6 +9,7 @@ import cv2
 import numpy as np
 
 from nesbot.errors import NesbotError
+from nesbot.input_file import check_input_file
 from nesbot.nes.rom import Rom, find_rom
 from nesbot.rating.game import VIDEO_SUFFIXES
 from nesbot.rating.geometry import (
@@ -18,6 +19,7 @@ from nesbot.rating.geometry import (
     check_found,
     find_in_frames,
     is_finding_frame,
+    match_at,
 )
 from nesbot.rating.reading import FrameReader, RgbPicture, RomPictures, ScreenReading, rom_pictures
 from nesbot.show.video.decoding import check_picture_size, decoded, open_input
@@ -43,14 +45,18 @@ def read_screen(
     if isinstance(picture, (str, os.PathLike)) and str(picture).lower().endswith(VIDEO_SUFFIXES):
         rgb, greys = _video_frame(Path(picture), frame)
     else:
+        if frame != 0:
+            raise NesbotError(f"a picture has no frame {frame}: it is one frame, 0")
         rgb = _rgb(picture)
         greys = [rgb.max(axis=2)]
+    landmarks = Landmarks.of_screen(pictures.screen)
     if crop is not None:
         geometry = Geometry.of_crop(*crop)
         geometry.check_inside(rgb.shape[1], rgb.shape[0])
+        where = "--crop " + ",".join(f"{v:g}" for v in crop)
+        geometry = check_found(match_at(greys, landmarks, geometry), f"the picture at {where}")
     else:
-        found = find_in_frames(greys, Landmarks.of_screen(pictures.screen))
-        geometry = check_found(found, "the picture")
+        geometry = check_found(find_in_frames(greys, landmarks), "the picture")
     return FrameReader(geometry, pictures).read(RgbPicture(rgb))
 
 
@@ -73,11 +79,14 @@ def _rgb(picture: Picture) -> np.ndarray:
         check_picture_size(picture.shape[1], picture.shape[0], "the picture array")
         return picture if picture.ndim == 3 else np.repeat(picture[:, :, None], 3, axis=2)
     path = Path(picture)
-    if not path.is_file():
-        raise NesbotError(f"cannot read picture {path}: no such file")
+    check_input_file(path, "picture")
     size = image_size(path)
-    if size is not None:  # known before decoding: a huge picture is refused at once
-        check_picture_size(*size, f"picture {path}")
+    if size is None:  # its size would be known only by decoding it, however large
+        raise NesbotError(
+            f"cannot read picture {path}: not an image nesbot reads (PNG, JPEG, BMP or "
+            "WebP, or a video); convert it to PNG first"
+        )
+    check_picture_size(*size, f"picture {path}")  # before decoding: a huge one at once
     bgr = cv2.imread(str(path), cv2.IMREAD_COLOR)
     if bgr is None:
         raise NesbotError(f"cannot read picture {path}: not an image or a video nesbot reads")
@@ -91,12 +100,19 @@ _JPEG_FRAMES = frozenset(range(0xC0, 0xD0)) - {0xC4, 0xC8, 0xCC}
 
 
 def image_size(path: Path) -> tuple[int, int] | None:
-    """A PNG's or JPEG's width and height from its header, without decoding it; None for
-    another format (or a header not found in the first 64 KB), sized once decoded."""
+    """A PNG's, JPEG's, BMP's or WebP's width and height from its header, without decoding
+    it; None for another format (or a header not found in the first 64 KB)."""
     with path.open("rb") as file:
         head = file.read(1 << 16)
     if head.startswith(_PNG) and head[12:16] == b"IHDR":
         return int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
+    if head.startswith(b"BM") and len(head) >= 26:  # BITMAPINFOHEADER: height < 0 is top-down
+        width, height = (
+            int.from_bytes(head[at : at + 4], "little", signed=True) for at in (18, 22)
+        )
+        return width, abs(height)
+    if head.startswith(b"RIFF") and head[8:12] == b"WEBP":
+        return _webp_size(head)
     if not head.startswith(b"\xff\xd8"):
         return None
     at = 2
@@ -106,6 +122,21 @@ def image_size(path: Path) -> tuple[int, int] | None:
             height = int.from_bytes(head[at + 5 : at + 7], "big")
             return int.from_bytes(head[at + 7 : at + 9], "big"), height
         at += 2 + length
+    return None
+
+
+def _webp_size(head: bytes) -> tuple[int, int] | None:
+    """A WebP's canvas from its first chunk: extended (VP8X), lossless (VP8L) or lossy (VP8)."""
+    chunk, data = head[12:16], head[20:]
+    if chunk == b"VP8X" and len(data) >= 10:
+        return 1 + int.from_bytes(data[4:7], "little"), 1 + int.from_bytes(data[7:10], "little")
+    if chunk == b"VP8L" and len(data) >= 5 and data[0] == 0x2F:
+        bits = int.from_bytes(data[1:5], "little")
+        return 1 + (bits & 0x3FFF), 1 + ((bits >> 14) & 0x3FFF)
+    if chunk == b"VP8 " and len(data) >= 10 and data[3:6] == b"\x9d\x01\x2a":
+        return (int.from_bytes(data[6:8], "little") & 0x3FFF), (
+            int.from_bytes(data[8:10], "little") & 0x3FFF
+        )
     return None
 
 

@@ -37,9 +37,11 @@ from nesbot.rating.geometry import (
     check_found,
     find_in_frames,
     is_finding_frame,
+    match_at,
 )
 from nesbot.rating.positions import LoggedPiece, Position, places_between
 from nesbot.rating.reading import FrameReader, rom_pictures
+from nesbot.rating.stills import frame_still
 from nesbot.show.video.decoding import decoded, open_input
 
 GHOST = 0.6  # a field's cell under this share of the other field's is the other's ghost
@@ -53,6 +55,7 @@ class Picture:
     def __init__(self, frame: av.VideoFrame) -> None:
         if frame.format.name not in ("yuv420p", "yuvj420p"):
             frame = frame.reformat(format="yuv420p")
+        self.frame = frame
         self.full_range = frame.format.name == "yuvj420p"
         self.planes = [
             np.frombuffer(plane, np.uint8).reshape(-1, plane.line_size)
@@ -131,31 +134,38 @@ def read_states(
     rom: Rom,
     on_frame: Callable[[int], None] | None = None,
     crop: Geometry | None = None,
+    stills: dict[int, str] | None = None,
 ) -> tuple[Geometry, list[ScreenState]]:
     """Every picture of the video as a ScreenState, in time order (an interlaced frame's
     two fields apart, when they show different boards); `on_frame(frames read)` after
     each frame. The picture is found over frames spread through the video, unless `crop`
-    says where it is."""
+    says where it is. With `stills`, each frame where a piece may have spawned (in either
+    order of its fields) is kept there as a still (frame: a data URL)."""
     path = Path(path)
+    stated = video_frames(path)
+    if stated is not None and stated > MAX_VIDEO_FRAMES:  # before decoding any of them
+        raise _too_long(path)
     pictures = rom_pictures(rom)
-    geometry = crop or check_found(
-        find_in_frames(_finding_sample(path), Landmarks.of_screen(pictures.screen)), "the video"
-    )
+    sample, landmarks = _finding_sample(path), Landmarks.of_screen(pictures.screen)
+    if crop is None:
+        geometry = check_found(find_in_frames(sample, landmarks), "the video")
+    else:
+        crop.check_inside(sample[0].shape[1], sample[0].shape[0])
+        geometry = check_found(match_at(sample, landmarks, crop), "the video at --crop")
     whole = FrameReader(geometry, pictures)
     fields = [FrameReader(geometry, pictures, parity) for parity in (0, 1)]
     read = []
+    before = [np.zeros((ROWS, COLUMNS), bool)]  # as spawns() reads the first picture
     for index, picture in enumerate(_pictures(path)):
-        if index == MAX_VIDEO_FRAMES:
-            raise NesbotError(
-                f"cannot read video {path}: longer than {MAX_VIDEO_FRAMES:,} frames (two hours "
-                "at 60 a second); cut it to the game"
-            )
-        if crop is not None and index == 0:
-            crop.check_inside(picture.width, picture.height)
+        if index == MAX_VIDEO_FRAMES:  # a stream that states no count, or too few
+            raise _too_long(path)
         top, bottom = (reader.cell_values(picture) for reader in fields)
         lines, score, level, next_piece, threshold = whole.counters(picture)
         boards = _field_boards(top, bottom, threshold)
         read.append((index, (lines, score, level, next_piece), boards))
+        if stills is not None and _may_spawn(before, boards):
+            stills[index] = frame_still(picture.frame)
+        before = boards
         if on_frame:
             on_frame(index + 1)
     if not read:
@@ -168,6 +178,21 @@ def read_states(
             states.append(ScreenState(index, first, lines, score, level, next_piece))
         states.append(ScreenState(index, second, lines, score, level, next_piece))
     return geometry, states
+
+
+def _too_long(path: Path) -> NesbotError:
+    return NesbotError(
+        f"cannot read video {path}: longer than {MAX_VIDEO_FRAMES:,} frames (two hours at 60 "
+        "a second); cut it to the game"
+    )
+
+
+def _may_spawn(before: list[np.ndarray], boards: list[np.ndarray]) -> bool:
+    """Whether a new piece shows in a frame's fields (`boards`) after the last frame's
+    (`before`), in whichever order the fields are read."""
+    pairs = [(old, new) for old in before for new in boards]
+    pairs += [(boards[0], boards[1]), (boards[1], boards[0])]
+    return any(_new_piece(old, new) is not None for old, new in pairs)
 
 
 def _finding_sample(path: Path) -> list[np.ndarray]:
@@ -264,16 +289,10 @@ def spawns(states: list[ScreenState]) -> list[Spawn]:
     starts = []  # each spawn's index in states, and the stack under it
     empty = ScreenState(-1, np.zeros((ROWS, COLUMNS), bool), None, None, None)
     for index, (before, now) in enumerate(itertools.pairwise([empty, *states])):
-        if (before.board & ~now.board).any():
-            continue
-        piece = now.board & ~before.board
-        piece[_NEW_PIECE_ROWS:] = False
-        if not 2 <= piece.sum() <= 4:
-            continue
-        pieces = _NEW_PIECE_CELLS.get(_cell_set(piece))
+        pieces = _new_piece(before.board, now.board)
         if pieces is not None:
             shown = _most_shown([state.next for state in states[index + 2 : index + 8]])
-            stack = now.board & ~piece
+            stack = now.board & ~_top_rows(now.board & ~before.board)
             starts.append((index, stack))
             found.append(
                 Spawn(now.frame, pieces, _rows(stack), now.lines, now.score, now.level, shown)
@@ -283,6 +302,24 @@ def spawns(states: list[ScreenState]) -> list[Spawn]:
         replace(spawn, shown=frozenset(_cell_set(state.board & ~stack) for state in states[i:end]))
         for spawn, (i, stack), end in zip(found, starts, ends, strict=True)
     ]
+
+
+def _top_rows(cells: np.ndarray) -> np.ndarray:
+    """The cells of a board in the rows a new piece can first show in."""
+    top = cells.copy()
+    top[_NEW_PIECE_ROWS:] = False
+    return top
+
+
+def _new_piece(before: np.ndarray, now: np.ndarray) -> tuple[int, ...] | None:
+    """The spawn orientations of the pieces whose cells appear at the top from board
+    `before` to `now`, with nothing gone; None if no new piece shows."""
+    if (before & ~now).any():
+        return None
+    piece = _top_rows(now & ~before)
+    if not 2 <= piece.sum() <= 4:
+        return None
+    return _NEW_PIECE_CELLS.get(_cell_set(piece))
 
 
 def _cell_set(board: np.ndarray) -> frozenset[tuple[int, int]]:
@@ -367,7 +404,19 @@ def video_pieces(
     crop: Geometry | None = None,
 ) -> list[LoggedPiece]:
     """The pieces of the first game a video shows (nesbot rate GAME.mp4)."""
-    return video_game(path, rom, on_frame, crop)[0]
+    return video_game(path, rom, on_frame, crop).pieces
+
+
+@dataclass(frozen=True)
+class VideoGame:
+    """The first game a video shows: its pieces; whether it shows the game's end (the
+    curtain the ROM draws over the whole playfield when a game is over: a full board,
+    after the last piece; a video cut off mid-game shows none); and the picture where
+    each piece spawned (its frame: a still's data URL)."""
+
+    pieces: list[LoggedPiece]
+    complete: bool
+    spawn_pictures: dict[int, str]
 
 
 def video_game(
@@ -375,13 +424,17 @@ def video_game(
     rom: Rom,
     on_frame: Callable[[int], None] | None = None,
     crop: Geometry | None = None,
-) -> tuple[list[LoggedPiece], bool]:
-    """The pieces of the first game a video shows, and whether it shows the game's end:
-    the curtain the ROM draws over the whole playfield when a game is over (a full board,
-    after the last piece). A video cut off mid-game shows none."""
-    _geometry, states = read_states(path, rom, on_frame, crop)
+) -> VideoGame:
+    """The first game a video shows, read in one decode of it."""
+    stills: dict[int, str] = {}
+    _geometry, states = read_states(path, rom, on_frame, crop, stills)
     found = spawns(states)
     if len(found) < 2:
         raise NesbotError(f"{path}: no game found on the screen (fewer than two pieces)")
     after_last = [state for state in states if state.frame > found[-1].frame]
-    return pieces_from_spawns(found), any(state.board.all() for state in after_last)
+    pieces = pieces_from_spawns(found)
+    return VideoGame(
+        pieces,
+        any(state.board.all() for state in after_last),
+        {piece.step: stills[piece.step] for piece in pieces if piece.step in stills},
+    )

@@ -11,6 +11,7 @@ import av
 import numpy as np
 
 from nesbot.errors import NesbotError
+from nesbot.input_file import check_input_file
 
 # The largest picture nesbot reads: a 4K UHD frame's pixels, in any shape. A capture of a
 # NES picture is at most 1080 lines; a larger one would only make the reader slow (a
@@ -47,8 +48,7 @@ class VideoFacts:
 
 def open_input(path: Path) -> av.container.InputContainer:
     """Open a video to decode it; NesbotError (one line) when it is missing or unreadable."""
-    if not path.is_file():
-        raise NesbotError(f"cannot read video {path}: no such file")
+    check_input_file(path, "video")
     try:
         container = av.open(str(path))
     except av.FFmpegError as error:
