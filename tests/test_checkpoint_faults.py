@@ -201,7 +201,7 @@ def _resume_edited(tmp_path: Path, capsys, edit) -> str:
     from nesbot.cli import main
 
     checkpoint, out = tmp_path / "ck.json", tmp_path / "w.json"
-    brief = ["--particles", "2", "--games", "1", "--level", "29", "--out", str(out)]
+    brief = ["--particles", "2", "--games", "1", "--level", "28", "--out", str(out)]
     run = ["train", *brief, "--checkpoint", str(checkpoint)]
     assert main([*run, "--iterations", "1"]) == 0
     data = json.loads(checkpoint.read_text())

@@ -8,9 +8,9 @@ import sys
 
 import pytest
 
+from nesbot.arguments import max_workers
 from nesbot.cli import COMMANDS, main
 from nesbot.evaluation.evaluators import DEFAULT_EVALUATOR
-from nesbot.lab.workers import max_workers
 
 
 def nesbot(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:

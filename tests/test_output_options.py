@@ -202,7 +202,7 @@ def test_a_video_without_shared_memory_is_one_line(tmp_path):
 def test_a_full_disk_under_trained_weights_leaves_the_old_weights(tmp_path):
     out = tmp_path / "w.json"
     out.write_text("older weights")
-    brief = ["--particles", "2", "--games", "1", "--iterations", "1", "--level", "29"]
+    brief = ["--particles", "2", "--games", "1", "--iterations", "1", "--level", "28"]
     result = _nesbot_on_a_full_disk(["train", "--out", str(out), *brief], 1024)
     _assert_one_line(result, f"cannot write weights file {out}", "File too large")
     assert out.read_text() == "older weights"

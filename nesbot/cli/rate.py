@@ -89,7 +89,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from nesbot.lab.workers import check_workers
+    from nesbot.arguments import check_workers
     from nesbot.rating.game import VIDEO_SUFFIXES, rate_log
 
     check_workers(args.workers)

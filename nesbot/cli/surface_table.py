@@ -36,8 +36,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from nesbot.arguments import check_workers
     from nesbot.evaluation.surface_builder import TABLE_PATH, SurfaceInputs, build_surface_table
-    from nesbot.lab.workers import check_workers
 
     check_workers(args.workers)
     check_distinct({}, {"--out": args.out, "--checkpoint": args.checkpoint})

@@ -77,11 +77,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from functools import partial
 
+    from nesbot.arguments import check_workers
     from nesbot.evaluation.evaluators import get_evaluator, training_start_name
     from nesbot.evaluation.weights import save_weights
     from nesbot.lab.game_runs import run_games
     from nesbot.lab.train import TrainConfig, ray_runner, train, trained_weights
-    from nesbot.lab.workers import check_workers
     from nesbot.progress import Progress
 
     check_workers(args.workers)

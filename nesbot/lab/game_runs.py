@@ -24,13 +24,14 @@ from nesbot._core.game import Game
 from nesbot._core.pieces import KILL_SCREEN_LEVEL
 from nesbot._core.planner import Planner
 from nesbot._core.whole_games import nes_rng, play
+from nesbot.arguments import check_workers
 from nesbot.bot.planning import DEFAULT_SETTINGS, PlannerSettings, build_planner
 from nesbot.bot.value_model import value_model_for
 from nesbot.errors import NesbotError
 from nesbot.evaluation.evaluators import Evaluator
 from nesbot.lab.saved_games import SavedGames
 from nesbot.lab.statistics import LEVEL_LIMIT, Summary, summarize
-from nesbot.lab.workers import check_workers, map_indexed, ray_map
+from nesbot.lab.workers import map_indexed, ray_map
 from nesbot.progress import Progress
 
 RNG_CYCLE = 32_767

@@ -4,12 +4,11 @@ slow and the results can be put back in order."""
 
 import logging
 import multiprocessing
-import os
 import socket
 from collections.abc import Callable, Iterator
 from functools import partial
 
-from nesbot.arguments import check_whole
+from nesbot.arguments import check_workers
 from nesbot.errors import NesbotError
 
 
@@ -31,25 +30,6 @@ def map_indexed[T, R](
     context = multiprocessing.get_context("spawn")
     with context.Pool(min(workers, len(items))) as pool:
         yield from pool.imap_unordered(indexed, enumerate(items), chunksize=1)
-
-
-# Processes a CPU: more are never faster, and each holds the simulator's tables or an
-# emulator (tens of MB), so a typo's 100000 must not start that many.
-WORKERS_PER_CPU = 4
-
-
-def max_workers() -> int:
-    """The most processes a command runs on this machine."""
-    return WORKERS_PER_CPU * (os.cpu_count() or 1)
-
-
-def check_workers(workers: int) -> None:
-    """NesbotError unless `workers` is 1 to max_workers()."""
-    if not 1 <= check_whole("workers", workers) <= max_workers():
-        raise NesbotError(
-            f"--workers {workers}: need 1 to {max_workers()} "
-            f"({WORKERS_PER_CPU} a CPU on this machine's {os.cpu_count() or 1})"
-        )
 
 
 def ray_map[T, R](function: Callable[[T], R], address: str, workers: int) -> Callable[..., list[R]]:

@@ -3,11 +3,10 @@
 import os
 from collections.abc import Callable
 
-from nesbot.arguments import check_crop
+from nesbot.arguments import check_crop, check_workers
 from nesbot.bot.planning import DEFAULT_SETTINGS, PlannerSettings
 from nesbot.errors import NesbotError
 from nesbot.evaluation.evaluators import Evaluator, get_evaluator
-from nesbot.lab.workers import check_workers
 from nesbot.nes.fm2 import fceux_rom_md5, read_fm2
 from nesbot.nes.movie_steps import Conflict
 from nesbot.nes.rom import Rom, find_rom
