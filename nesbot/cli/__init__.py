@@ -83,7 +83,7 @@ def _on_ending_signal(signum: int, frame: FrameType | None) -> None:
 
 
 @contextlib.contextmanager
-def _sigterm_as_ctrl_c() -> Iterator[None]:
+def _ending_signals_as_ctrl_c() -> Iterator[None]:
     # Only the main thread may set a handler (main() called from another is left as it is).
     if threading.current_thread() is not threading.main_thread():
         yield
@@ -195,7 +195,7 @@ def _parse_and_run(parser: argparse.ArgumentParser, argv: list[str] | None) -> i
         parser.print_help()
         return 0
     try:
-        with _sigterm_as_ctrl_c():
+        with _ending_signals_as_ctrl_c():
             return args.run(args)
     except (NesbotError, _OutputLost) as error:
         if args.debug:
