@@ -328,3 +328,18 @@ def test_train_refuses_a_level_its_games_cannot_start_at(tmp_path, capsys):
     assert main(["train", "--out", str(out), "--iterations", "1", "--level", "30"]) == 2
     assert capsys.readouterr().err.strip() == "nesbot: error: --level 30 is outside 0-28"
     assert not out.exists()
+
+
+def test_the_resource_tracker_outlives_a_hangup_of_the_process_group():
+    """A hang-up sent to nesbot's process group (the terminal closed, `timeout -s HUP`)
+    once killed multiprocessing's resource tracker too, whose successor printed a traceback
+    as the video writer let go of its shared memory: the tracker starts deaf to SIGHUP."""
+    probe = (
+        "from multiprocessing import resource_tracker as r\n"
+        "from nesbot.show.video.writer import _start_tracker_deaf_to_hangups as start\n"
+        "start()\n"
+        "status = open(f'/proc/{r._resource_tracker._pid}/status').read()\n"
+        "print(int(status.split('SigIgn:')[1].split()[0], 16))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert int(done.stdout) & 1 << (signal.SIGHUP - 1)

@@ -3,7 +3,9 @@
 import contextlib
 import os
 import pickle
+import signal
 import struct
+import threading
 import weakref
 from multiprocessing import resource_tracker, shared_memory
 from pathlib import Path
@@ -92,6 +94,7 @@ class VideoWriter:
                 f"cannot write video {self.path}: no shared memory for its frames "
                 f"({error.strerror or error})"
             ) from None
+        _start_tracker_deaf_to_hangups()
         resource_tracker.register(self._memory._name, "shared_memory")  # type: ignore[attr-defined]
         self._screens = np.ndarray(
             (self._slots, SCREEN_HEIGHT, SCREEN_WIDTH, 3), np.uint8, buffer=self._memory.buf
@@ -251,6 +254,21 @@ def _finish_abandoned(conn, process, memory, batch: list[bytes]) -> None:
         conn.close()
     process.wait()
     _free(memory)
+
+
+def _start_tracker_deaf_to_hangups() -> None:
+    """Start multiprocessing's resource tracker, if it is not running, with SIGHUP ignored
+    (a disposition its exec keeps). It ignores SIGINT and SIGTERM itself; a hang-up sent to
+    nesbot's process group (the terminal closed, `timeout -s HUP`) would kill it, and the
+    writer's unregister at the end then finds a new tracker that prints a traceback."""
+    if threading.current_thread() is not threading.main_thread():
+        resource_tracker.ensure_running()  # only the main thread may set a handler
+        return
+    previous = signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    try:
+        resource_tracker.ensure_running()
+    finally:
+        signal.signal(signal.SIGHUP, previous)
 
 
 def _free(memory: shared_memory.SharedMemory) -> None:
