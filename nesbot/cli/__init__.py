@@ -155,19 +155,23 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     stdout = sys.stdout
     sys.stdout = _Stdout(stdout)
+    args: argparse.Namespace | None = None
     try:
-        code = _parse_and_run(build_parser(), argv)
+        args = _parsed(build_parser(), argv)
+        code = 0
+        if args is not None:
+            with _ending_signals_as_ctrl_c():
+                code = args.run(args)
         sys.stdout.flush()  # the results' last bytes: a full disk shows here
         return code
-    except _Debugged as wanted:  # --debug: the traceback, as Python shows it
-        assert wanted.__cause__ is not None
-        raise wanted.__cause__ from None
-    except NesbotError as error:
-        _say(f"nesbot: error: {error}")
-        return 2
-    except _OutputLost as error:
-        _drop_output(stdout)
-        _say(f"nesbot: error: cannot write the output: {error}")
+    except (NesbotError, _OutputLost) as error:
+        if args is not None and args.debug:  # --debug: the traceback, as Python shows it
+            raise
+        said = str(error)
+        if isinstance(error, _OutputLost):
+            _drop_output(stdout)
+            said = f"cannot write the output: {error}"
+        _say(f"nesbot: error: {said}")
         return 2
     except BrokenPipeError:  # the reader went away (`| head`): stop quietly, as Unix tools do
         _drop_output(stdout)
@@ -179,25 +183,16 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout = stdout
 
 
-class _Debugged(Exception):
-    """An error under --debug, to be raised as it is rather than said in one line."""
-
-
-def _parse_and_run(parser: argparse.ArgumentParser, argv: list[str] | None) -> int:
-    """The command's status; --help and --version print and give 0 (argparse's exit)."""
+def _parsed(parser: argparse.ArgumentParser, argv: list[str] | None) -> argparse.Namespace | None:
+    """The command's arguments; None where nothing is to run: --help and --version printed
+    (argparse's exit 0), or no command given (the help printed)."""
     try:
         args = parser.parse_args(argv)
     except SystemExit as done:
         if done.code == 0:
-            return 0
+            return None
         raise
     if args.command is None:
         parser.print_help()
-        return 0
-    try:
-        with _ending_signals_as_ctrl_c():
-            return args.run(args)
-    except (NesbotError, _OutputLost) as error:
-        if args.debug:
-            raise _Debugged from error
-        raise
+        return None
+    return args
