@@ -31,4 +31,5 @@ cdef class ValueModel:
     cdef double table[VM_SIZE]
     cdef public int from_level       # the planner uses it from this level on
     cdef public double scale         # evaluation units a thousand points are worth
+    cdef public bint at_leaves       # judge the lookahead's last boards, not re-rank choices
     cdef double value(self, const Board* b, int lines_left) noexcept nogil

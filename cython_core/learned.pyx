@@ -5,9 +5,11 @@ The tables: each column's height (0-20); each neighbouring pair's heights (0-15 
 wall's column with the highest of columns 2-7 (0-15 each: a tower the slow taps cannot get
 round); the holes (covered empty cells, 0-15); the highest column; the lines left to level
 39 in fives; a constant. A board reads VM_ACTIVE entries, so a value costs about as much as
-one feature group of the evaluation. The planner subtracts `scale` times it from each
-kill-screen candidate's value before it chooses (Planner.value_model), so the tables say
-which of the few placements the search ranks best keeps most points to come.
+one feature group of the evaluation. From `from_level` the planner subtracts `scale` times
+it (Planner.value_model) either from each of its final candidates' values before it chooses
+(the tables say which of the few placements the search ranks best keeps most points to
+come), or, `at_leaves`, from the value of every board the lookahead's last unknown piece
+leaves (the search then steers toward what the tables value).
 """
 
 from libc.math cimport isfinite
@@ -95,7 +97,7 @@ cdef class ValueModel:
     """The tables (VM_SIZE doubles in LAYOUT order), the level the planner uses them from,
     and the evaluation units a thousand points of value are worth there."""
 
-    def __init__(self, table, int from_level=29, double scale=1.0):
+    def __init__(self, table, int from_level=29, double scale=1.0, bint at_leaves=False):
         cdef double[::1] values = np.ascontiguousarray(table, dtype=np.float64)
         cdef int k
         if values.shape[0] != VM_SIZE:
@@ -108,6 +110,7 @@ cdef class ValueModel:
             self.table[k] = values[k]
         self.from_level = from_level
         self.scale = scale
+        self.at_leaves = at_leaves
 
     cdef double value(self, const Board* b, int lines_left) noexcept nogil:
         cdef int out[VM_ACTIVE]

@@ -278,6 +278,11 @@ cdef class Planner:
         cdef double expected = 0.0
         cdef bint bounded = (self.bound_pruning
                              and weights_at(&self.weights, chain.judged_at).bounded)
+        # The learned value at the lookahead's last boards: no bound holds for it.
+        cdef bint learned = (further and self.has_learned and self.learned.at_leaves
+                             and chain.level >= self.learned.from_level)
+        if learned:
+            bounded = False
         spawn.das = 0
         spawn.hold_down_points = 0
         if bounded:
@@ -292,11 +297,30 @@ cdef class Planner:
             else:
                 self.unknown.search_plain(&chain.board, &spawn, chain.level)
                 placements, count = self.unknown.placements, self.unknown.placement_count
-            best_placement(chain, placements, count, &tops, bounded, &self.weights, &best)
+            if learned:
+                self._best_learned(chain, placements, count, &best)
+            else:
+                best_placement(chain, placements, count, &tops, bounded, &self.weights, &best)
             expected += self.odds[before_type][t] * best.value
             if by_type != NULL:
                 by_type[t] = best.value + (rank_price(RANK_VETOED) if best.vetoed else 0.0)
         return expected
+
+    cdef void _best_learned(self, const Chain* chain, const Placement* placements, int count,
+                            Branch* best) noexcept nogil:
+        """best_placement's choice, each placement's value less `scale` times the learned
+        value of the board it leaves (with the lines left to level 39 after its clears)."""
+        cdef Branch b
+        cdef int k, left = lines_to_39(chain.level, chain.lines)
+        best.value = top_out_value(&self.weights)
+        best.vetoed = True
+        for k in range(count):
+            place_unknown(chain, &placements[k], &self.weights, &b)
+            b.value -= self.learned.scale * self.learned.value(
+                &b.chain.board, max(left - (b.chain.cleared - chain.cleared), 0))
+            if branch_better(&b, best):
+                best.value = b.value
+                best.vetoed = b.vetoed
 
     cdef void _search_first(self, const GameC* g) noexcept nogil:
         """Search the active piece's placements; no candidates yet."""
@@ -571,7 +595,7 @@ cdef class Planner:
             self.fallback_last = False
             self.truncations += self.truncated_last
             return -1
-        if self.has_learned and g.level >= self.learned.from_level:
+        if self.has_learned and not self.learned.at_leaves and g.level >= self.learned.from_level:
             # the learned value of each candidate's board (its placements' afterstate)
             for k in range(self.candidate_count):
                 self.candidates[k].verdict.value -= self.learned.scale * self.learned.value(

@@ -64,6 +64,10 @@ def test_model_file_round_trip(tmp_path: Path):
     save_value_model(model, path)
     assert load_value_model(path) == model
     assert load_value_model(path).provenance == {"test": True}
+    assert "at_leaves" not in json.loads(path.read_text())  # as written before it was one
+    leaves = replace(model, at_leaves=True)
+    save_value_model(leaves, path)
+    assert load_value_model(path) == leaves and load_value_model(path).model().at_leaves
 
 
 @pytest.mark.parametrize(
@@ -79,6 +83,7 @@ def test_model_file_round_trip(tmp_path: Path):
         ({"tap_hz": 17}, "tap_hz 17 is not one of"),
         ({"layout": []}, "its layout is not this nesbot's tables"),
         ({"extra": 1}, "has unknown keys: extra"),
+        ({"at_leaves": 1}, "at_leaves 1 is not true or false"),
     ],
 )
 def test_a_bad_model_file_is_refused_in_one_line(tmp_path: Path, change: dict, message: str):
@@ -124,6 +129,24 @@ def test_a_zero_model_plays_as_the_evaluation_alone():
     assert play_from_29(base) == play_from_29(with_value_model(base, zero, "zero"))
 
 
+def test_a_zero_model_at_the_leaves_plays_as_the_evaluation_alone():
+    """There the bound pruning is off (no bound holds for a learned value): the same plans."""
+    base = without_value_model(get_evaluator(reaction=18))
+    zero = ValueModelFile((0.0,) * SIZE, 15, at_leaves=True)
+    assert play_from_29(base) == play_from_29(with_value_model(base, zero, "zero"))
+
+
+def test_a_model_at_the_leaves_plays_other_games_than_at_the_choices():
+    base = without_value_model(get_evaluator(reaction=18))
+    at_choices = with_value_model(base, random_model(scale=30.0), "random")
+    at_leaves = with_value_model(base, random_model(scale=30.0), "random", at_leaves=True)
+    assert at_leaves.name == at_choices.name.replace("@30", "@leaves30")
+    leaves_game, leaves_state = play_from_29(at_leaves)
+    assert leaves_state["level"] >= LEVEL_29 and leaves_game["pieces"] > 0
+    assert leaves_game != play_from_29(at_choices)[0]
+    assert leaves_game != play_from_29(base)[0]
+
+
 def test_the_planner_with_a_model_plays_legal_games():
     base = without_value_model(get_evaluator(reaction=18))
     learned = with_value_model(base, random_model(scale=30.0), "random")
@@ -160,6 +183,9 @@ def test_a_run_with_a_model_is_another_run_than_without():
     assert "value_model" not in plain["evaluator"]  # as games saved before models were
     learned = identity(with_value_model(base, random_model(), "random"))
     assert learned["evaluator"]["value_model"] == random_model().identity()
+    assert "at_leaves" not in learned["evaluator"]["value_model"]  # as saved before
+    leaves = identity(with_value_model(base, random_model(), "random", at_leaves=True))
+    assert leaves["evaluator"]["value_model"]["at_leaves"] is True
     assert identity(get_evaluator(reaction=18)) != plain
 
 
@@ -216,6 +242,30 @@ def test_a_resumed_run_is_one_run(tmp_path: Path):
     assert [len(f) for f in again.replay_features] == [len(f) for f in whole.replay_features]
     with pytest.raises(NesbotError, match="differs in seed"):
         load_checkpoint(path, replace(CONFIG, seed=5))
+
+
+def test_a_run_from_a_model_starts_from_its_table_and_bootstraps_at_once():
+    start = np.array(random_model().table)
+    config = replace(CONFIG, init="start.json", at_leaves=True)
+    state = new_state(config, start)
+    assert np.array_equal(state.table, start)
+    iterate(state, get_evaluator(reaction=18), start_states(3), 1)
+    assert state.iteration == 1 and not np.array_equal(state.table, start)
+
+
+def test_a_checkpoint_from_before_a_config_key_resumes(tmp_path: Path):
+    """A key added to the config since (at_leaves, init) holds its default in old ones."""
+    path = tmp_path / "checkpoint.npz"
+    save_checkpoint(run(1), path)
+    data = dict(np.load(path))
+    meta = json.loads(str(data["meta"]))
+    del meta["config"]["at_leaves"], meta["config"]["init"]
+    data["meta"] = np.array(json.dumps(meta))
+    with path.open("wb") as file:
+        np.savez(file, **data)
+    assert load_checkpoint(path, CONFIG).iteration == 1
+    with pytest.raises(NesbotError, match="differs in at_leaves"):
+        load_checkpoint(path, replace(CONFIG, at_leaves=True))
 
 
 def test_a_checkpoint_whose_meta_is_nested_too_deeply_is_one_error(tmp_path: Path):

@@ -11,7 +11,8 @@ one runs no code):
 
 `scale` is what a thousand points of value are worth in the evaluation's units: from
 `from_level` on the planner subtracts scale x value from each of its best candidates'
-values before it chooses (Planner.value_model). A model is trained at one tap rate
+values before it chooses (Planner.value_model), or, with `"at_leaves": true` (left out when
+false), from each board its lookahead's last unknown piece leaves. A model is trained at one tap rate
 (scripts/learned/train_value.py) and plays at that rate only. An evaluator may ship models
 for its kill screen (Evaluator.value_models_by_tap_hz, files in nesbot/data/): the bot
 plays its tap rate's unless it is given another (with_value_model) or none
@@ -49,15 +50,19 @@ class ValueModelFile:
     from_level: int = 29
     scale: float = 1.0
     provenance: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
+    # True: the learned value judges the lookahead's last boards (each placement of the
+    # last unknown piece), not the planner's final candidates.
+    at_leaves: bool = False
 
     def model(self) -> ValueModel:
         """The core's model, for Planner.value_model."""
-        return ValueModel(np.array(self.table), self.from_level, self.scale)
+        return ValueModel(np.array(self.table), self.from_level, self.scale, self.at_leaves)
 
     def identity(self) -> dict[str, Any]:
         """What games played with it depend on (a run's identity, nesbot.lab.game_runs)."""
         table = hashlib.sha256(json.dumps(list(self.table)).encode()).hexdigest()
-        return {"table_sha256": table, "from_level": self.from_level, "scale": self.scale}
+        where = {"at_leaves": True} if self.at_leaves else {}  # none: as saved before
+        return {"table_sha256": table, "from_level": self.from_level, "scale": self.scale} | where
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -66,6 +71,7 @@ class ValueModelFile:
             "tap_hz": self.tap_hz,
             "from_level": self.from_level,
             "scale": self.scale,
+            **({"at_leaves": True} if self.at_leaves else {}),
             "layout": [[name, offset, list(shape)] for name, offset, shape in LAYOUT],
             "table": [float(x) for x in self.table],
             "provenance": self.provenance,
@@ -93,7 +99,7 @@ def load_value_model(path: str | os.PathLike[str]) -> ValueModelFile:
         raise NesbotError(f"value model {path} is not a {FORMAT} file")
     if data.get("version") != VERSION:
         raise NesbotError(f"value model {path}: version {data.get('version')!r} is not {VERSION}")
-    check_keys(path, "value model", data, KEYS, KEYS)
+    check_keys(path, "value model", data, KEYS, (*KEYS, "at_leaves"))
     expected = [[name, offset, list(shape)] for name, offset, shape in LAYOUT]
     if data["layout"] != expected:
         raise NesbotError(f"value model {path}: its layout is not this nesbot's tables")
@@ -118,7 +124,10 @@ def load_value_model(path: str | os.PathLike[str]) -> ValueModelFile:
         raise NesbotError(f"value model {path}: scale {scale} is negative")
     if not isinstance(data["provenance"], dict):
         raise NesbotError(f"value model {path}: provenance must be a JSON object")
-    return ValueModelFile(values, tap_hz, from_level, scale, data["provenance"])
+    at_leaves = data.get("at_leaves", False)
+    if not isinstance(at_leaves, bool):
+        raise NesbotError(f"value model {path}: at_leaves {at_leaves!r} is not true or false")
+    return ValueModelFile(values, tap_hz, from_level, scale, data["provenance"], at_leaves)
 
 
 @dataclass(frozen=True)
@@ -131,12 +140,22 @@ class LearnedEvaluator(Evaluator):
 
 
 def with_value_model(
-    evaluator: Evaluator, model: ValueModelFile, label: str, scale: float | None = None
+    evaluator: Evaluator,
+    model: ValueModelFile,
+    label: str,
+    scale: float | None = None,
+    at_leaves: bool | None = None,
 ) -> LearnedEvaluator:
-    """`evaluator` playing with `model` (its scale, or `scale`), named after both."""
+    """`evaluator` playing with `model` (its scale and use, or `scale` and `at_leaves`),
+    named after both."""
     if scale is not None:
         model = replace(model, scale=scale)
-    fields = _evaluator_fields(evaluator) | {"name": f"{evaluator.name}+{label}@{model.scale:g}"}
+    if at_leaves is not None:
+        model = replace(model, at_leaves=at_leaves)
+    where = "leaves" if model.at_leaves else ""
+    fields = _evaluator_fields(evaluator) | {
+        "name": f"{evaluator.name}+{label}@{where}{model.scale:g}"
+    }
     return LearnedEvaluator(**fields, value_model=model)
 
 

@@ -20,7 +20,7 @@ models as one run (tests/test_value_training.py).
 """
 
 import json
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any, cast
 
@@ -59,6 +59,8 @@ class ValueTrainingConfig:
     max_pieces: int = 600  # an episode's cap (past it the tail is bootstrapped)
     states: str = ""  # the level-29 states file
     evaluator: str = ""  # the base evaluator's name
+    at_leaves: bool = False  # the model plays at the lookahead's last boards (ValueModelFile)
+    init: str = ""  # the model file the run starts from ("": all zeros)
 
 
 @dataclass
@@ -159,8 +161,10 @@ class TrainingState:
     log: list[dict[str, Any]]
 
 
-def new_state(config: ValueTrainingConfig) -> TrainingState:
-    return TrainingState(config, 0, np.zeros(SIZE), [], [], [], [])
+def new_state(config: ValueTrainingConfig, table: np.ndarray | None = None) -> TrainingState:
+    """A run's start: all zeros, or `table` (config.init's)."""
+    start = np.zeros(SIZE) if table is None else np.array(table, dtype=np.float64)
+    return TrainingState(config, 0, start, [], [], [], [])
 
 
 def save_checkpoint(state: TrainingState, path: Path) -> None:
@@ -192,8 +196,10 @@ def load_checkpoint(path: Path, config: ValueTrainingConfig) -> TrainingState:
     except (OSError, ValueError) as e:
         raise NesbotError(f"cannot read checkpoint {path}: {e}") from None
     meta = parse_json(str(data["meta"]), f"checkpoint {path}: its meta")
-    if meta["config"] != asdict(config):
-        changed = sorted(k for k, v in asdict(config).items() if meta["config"].get(k) != v)
+    # a key added since the checkpoint was written holds its default there
+    stored = {f.name: f.default for f in fields(ValueTrainingConfig)} | meta["config"]
+    if stored != asdict(config):
+        changed = sorted(k for k, v in asdict(config).items() if stored.get(k) != v)
         raise NesbotError(f"checkpoint {path} is of another run (differs in {', '.join(changed)})")
     kept = sum(1 for name in data.files if name.startswith("features"))
     return TrainingState(
@@ -243,7 +249,11 @@ def iterate(
     config = state.config
     settings = PlannerSettings(reaction=config.reaction, tap_hz=config.tap_hz)
     model = ValueModelFile(
-        tuple(float(x) for x in state.table), config.tap_hz, KILL_SCREEN_LEVEL, config.scale
+        tuple(float(x) for x in state.table),
+        config.tap_hz,
+        KILL_SCREEN_LEVEL,
+        config.scale,
+        at_leaves=config.at_leaves,
     )
     player = with_value_model(evaluator, model, f"iteration{state.iteration}")
     picks, seeds = episode_starts(config, state.iteration, len(starts))
@@ -260,11 +270,11 @@ def iterate(
     state.replay_rewards = [*state.replay_rewards, rewards][-config.replay :]
     state.replay_ends = [*state.replay_ends, ends][-config.replay :]
     all_features = np.concatenate(state.replay_features)
-    # The first iteration has no model to bootstrap from: its targets are the points to
-    # come themselves (lambda 1); then `sweeps` rounds of fitted value iteration, each
-    # target bootstrapped by the fit before.
+    # The first iteration of a run from zeros has no model to bootstrap from: its targets
+    # are the points to come themselves (lambda 1); then `sweeps` rounds of fitted value
+    # iteration, each target bootstrapped by the fit before.
     previous = state.table
-    lam = 1.0 if state.iteration == 0 else config.lam
+    lam = 1.0 if state.iteration == 0 and not config.init else config.lam
     table = previous
     targets = np.zeros(0)
     for _ in range(1 if lam == 1.0 else config.sweeps):

@@ -55,6 +55,14 @@ def main() -> None:
     parser.add_argument("--states", type=Path, required=True)
     parser.add_argument("--model", type=Path, action="append", default=[])
     parser.add_argument("--scale", type=float, action="append", default=[])
+    parser.add_argument(
+        "--use",
+        choices=("choices", "leaves"),
+        action="append",
+        default=[],
+        help="where each model plays: re-ranking the final choices, or at the lookahead's "
+        "last boards (default: as its file says; repeat for both)",
+    )
     parser.add_argument("--evaluator", default="nesbot-rightwell-tall")
     parser.add_argument("--out", type=Path, default=Path("results/learned/measure"))
     args = parser.parse_args()
@@ -67,8 +75,13 @@ def main() -> None:
     rows = {f"defaults-{tag}": base}
     for path in args.model:
         model = load_value_model(path)
+        uses = [use == "leaves" for use in args.use] or [model.at_leaves]
         for scale in args.scale or [model.scale]:
-            rows[f"{path.stem}@{scale:g}-{tag}"] = with_value_model(base, model, path.stem, scale)
+            for leaves in uses:
+                where = "leaves" if leaves else ""
+                rows[f"{path.stem}@{where}{scale:g}-{tag}"] = with_value_model(
+                    base, model, path.stem, scale, leaves
+                )
     results = {
         name: outcomes(name, evaluator, settings, args.seed, states, args.out)
         for name, evaluator in rows.items()

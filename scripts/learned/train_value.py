@@ -20,8 +20,15 @@ import time
 from dataclasses import asdict
 from pathlib import Path
 
+import numpy as np
+
 from nesbot._core.pieces import KILL_SCREEN_LEVEL
-from nesbot.bot.value_model import ValueModelFile, save_value_model, without_value_model
+from nesbot.bot.value_model import (
+    ValueModelFile,
+    load_value_model,
+    save_value_model,
+    without_value_model,
+)
 from nesbot.errors import NesbotError
 from nesbot.evaluation.evaluators import get_evaluator
 from nesbot.lab.value_training import (
@@ -59,6 +66,12 @@ def main() -> int:
         default=3.0,
         help="evaluation units a thousand points of value are worth (3)",
     )
+    parser.add_argument(
+        "--at-leaves",
+        action="store_true",
+        help="the model plays at the lookahead's last boards, not re-ranking the choices",
+    )
+    parser.add_argument("--init", type=Path, help="a value model file to start from")
     parser.add_argument("--max-pieces", type=int, default=600)
     parser.add_argument("--evaluator", default="nesbot-rightwell-tall")
     parser.add_argument("--states", type=Path, required=True)
@@ -82,6 +95,8 @@ def main() -> int:
             args.max_pieces,
             args.states.name,
             args.evaluator,
+            args.at_leaves,
+            args.init.name if args.init else "",
         )
         # The policy is the evaluation and the model being trained, not a shipped one.
         evaluator = without_value_model(get_evaluator(args.evaluator, reaction=args.reaction))
@@ -90,7 +105,10 @@ def main() -> int:
         elif args.checkpoint.exists():
             raise NesbotError(f"{args.checkpoint} exists: --resume it, or name another")
         else:
-            state = new_state(config)
+            start = load_value_model(args.init) if args.init else None
+            if start is not None and start.tap_hz != args.tap_hz:
+                raise NesbotError(f"{args.init} was trained at {start.tap_hz} Hz")
+            state = new_state(config, np.array(start.table) if start else None)
     except (OSError, json.JSONDecodeError, NesbotError) as e:
         print(f"train_value.py: {e}", file=sys.stderr)
         return 2
@@ -117,6 +135,7 @@ def main() -> int:
                 "games": state.iteration * args.games,
                 "log": state.log,
             },
+            args.at_leaves,
         )
         save_value_model(model, args.out)
         print(json.dumps(entry), flush=True)
