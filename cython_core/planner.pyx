@@ -278,9 +278,11 @@ cdef class Planner:
         cdef double expected = 0.0
         cdef bint bounded = (self.bound_pruning
                              and weights_at(&self.weights, chain.judged_at).bounded)
-        # The learned value at the lookahead's last boards: no bound holds for it.
+        # The learned value at the lookahead's last boards (no bound holds for it), from
+        # the level every option of the choice is judged at: the tables join the set they
+        # were scaled for, and all of a choice's leaves have them or none.
         cdef bint learned = (further and self.has_learned and self.learned.at_leaves
-                             and chain.level >= self.learned.from_level)
+                             and chain.judged_at >= self.learned.from_level)
         if learned:
             bounded = False
         spawn.das = 0

@@ -147,6 +147,20 @@ def test_a_model_at_the_leaves_plays_other_games_than_at_the_choices():
     assert leaves_game != play_from_29(base)[0]
 
 
+def test_a_model_at_the_leaves_leaves_the_choices_before_its_level_alone():
+    """Below from_level (as every option of a choice is judged: four lines short of a
+    level-up, the next level's) the leaves are judged without it: the same game."""
+    base = without_value_model(get_evaluator(reaction=18))
+    learned = with_value_model(base, random_model(scale=30.0), "random", at_leaves=True)
+
+    def game(evaluator) -> tuple[dict, dict]:
+        game = Game.start(28, 0x1234)
+        result = play(build_planner(evaluator, SETTINGS), game, 10_000_000, 39, 18, 77, 40)
+        return result, game.state()
+
+    assert game(learned) == game(base)
+
+
 def test_the_planner_with_a_model_plays_legal_games():
     base = without_value_model(get_evaluator(reaction=18))
     learned = with_value_model(base, random_model(scale=30.0), "random")

@@ -11,12 +11,12 @@ one runs no code):
 
 `scale` is what a thousand points of value are worth in the evaluation's units: from
 `from_level` on the planner subtracts scale x value from each of its best candidates'
-values before it chooses (Planner.value_model), or, with `"at_leaves": true` (left out when
-false), from each board its lookahead's last unknown piece leaves. A model is trained at one tap rate
-(scripts/learned/train_value.py) and plays at that rate only. An evaluator may ship models
-for its kill screen (Evaluator.value_models_by_tap_hz, files in nesbot/data/): the bot
-plays its tap rate's unless it is given another (with_value_model) or none
-(without_value_model).
+values before it chooses (Planner.value_model), or, with `"at_leaves": true` (left out
+when false), from each board its lookahead's last unknown piece leaves. A model is trained
+at one tap rate (scripts/learned/train_value.py) and plays at that rate only. An evaluator
+may ship models for its kill screen (Evaluator.value_models_by_tap_hz, files in
+nesbot/data/): the bot plays its tap rate's unless it is given another (with_value_model)
+or none (without_value_model).
 """
 
 import hashlib
