@@ -4,6 +4,7 @@
 # kill-screen candidates by it (Planner.value_model); nesbot/evaluation/value_model.py
 # reads and writes its file, scripts/learned/train_value.py trains it.
 from nesbot._core.board cimport Board
+from nesbot._core.bound cimport Tops
 
 cdef enum:
     VM_COLUMNS = 10
@@ -33,3 +34,7 @@ cdef class ValueModel:
     cdef public double scale         # evaluation units a thousand points are worth
     cdef public bint at_leaves       # judge the lookahead's last boards, not re-rank choices
     cdef double value(self, const Board* b, int lines_left) noexcept nogil
+    # The same from a board's column tops and cells (bound.Tops: holes are the cells below
+    # the tops not filled), for the pruning bound: the same value as value() of that board.
+    cdef double tops_value(self, const Tops* t, int lines_left) noexcept nogil
+    cdef double _sum(self, const int* indices) noexcept nogil

@@ -15,6 +15,7 @@ leaves (the search then steers toward what the tables value).
 from libc.math cimport isfinite
 
 from nesbot._core.board cimport BOARD_HIDDEN, FIELD_ROWS, Board
+from nesbot._core.bound cimport Tops
 from nesbot._core.game cimport Game
 
 import numpy as np
@@ -47,18 +48,27 @@ cdef int lines_to_39(int level, const unsigned char* lines) noexcept nogil:
 cdef int value_features(const Board* b, int lines_left, int* out) noexcept nogil:
     """The VM_ACTIVE table indices the board reads, into out; returns VM_ACTIVE."""
     cdef int heights[VM_COLUMNS]
-    cdef int c, r, holes = 0, highest = 0, middle = 0, n = 0
-    cdef unsigned int row, seen = 0
+    cdef int c, r, holes = 0
+    cdef unsigned int row, seen = 0, fresh
     for c in range(VM_COLUMNS):
         heights[c] = 0
     for r in range(FIELD_ROWS):
         row = b.rows[r + BOARD_HIDDEN]
         # a cell under a filled one, empty: a hole
         holes += __builtin_popcount(seen & ~row & 0x3FF)
-        for c in range(VM_COLUMNS):
-            if row & (1u << c) and not seen & (1u << c):
-                heights[c] = FIELD_ROWS - r
+        # the columns whose top is this row: each column's first filled cell
+        fresh = row & ~seen & 0x3FF
+        while fresh:
+            heights[__builtin_ctz(fresh)] = FIELD_ROWS - r
+            fresh &= fresh - 1
         seen |= row
+    return surface_indices(heights, holes, lines_left, out)
+
+
+cdef int surface_indices(const int* heights, int holes, int lines_left,
+                         int* out) noexcept nogil:
+    """value_features from the column heights (rows from the floor) and the holes."""
+    cdef int c, highest = 0, middle = 0, n = 0
     for c in range(VM_COLUMNS):
         out[n] = VM_OFF_HEIGHT + c * VM_HEIGHTS + heights[c]
         n += 1
@@ -82,6 +92,7 @@ cdef int value_features(const Board* b, int lines_left, int* out) noexcept nogil
 
 cdef extern from *:
     int __builtin_popcount(unsigned int x) noexcept nogil
+    int __builtin_ctz(unsigned int x) noexcept nogil
 
 
 def game_features(Game game not None) -> np.ndarray:
@@ -114,11 +125,23 @@ cdef class ValueModel:
 
     cdef double value(self, const Board* b, int lines_left) noexcept nogil:
         cdef int out[VM_ACTIVE]
+        value_features(b, lines_left, out)
+        return self._sum(out)
+
+    cdef double tops_value(self, const Tops* t, int lines_left) noexcept nogil:
+        # every cell below a column's top that is not filled is a hole
+        cdef int out[VM_ACTIVE]
+        cdef int c, holes = -t.cells
+        for c in range(VM_COLUMNS):
+            holes += t.heights[c]
+        surface_indices(t.heights, holes, lines_left, out)
+        return self._sum(out)
+
+    cdef double _sum(self, const int* indices) noexcept nogil:
         cdef int k
         cdef double total = 0.0
-        value_features(b, lines_left, out)
         for k in range(VM_ACTIVE):
-            total += self.table[out[k]]
+            total += self.table[indices[k]]
         return total
 
     def game_value(self, Game game not None) -> float:

@@ -96,11 +96,9 @@ cdef class Planner:
     cdef bint has_next_lock          # False when the chosen placement had no next placement
     # A learned value (nesbot._core.learned; None: none, the default): from its from_level
     # on, _commit subtracts its scale times each candidate board's value before choosing,
-    # or with its at_leaves _best_learned from each of the lookahead's last boards.
+    # or with its at_leaves best_placement from each of the lookahead's last boards.
     cdef ValueModel learned
     cdef bint has_learned
-    cdef void _best_learned(self, const Chain* chain, const Placement* placements, int count,
-                            Branch* best) noexcept nogil
     cdef void _search_first(self, const GameC* g) noexcept nogil
     cdef void _keep(self, const Candidate* c, int room) noexcept nogil
     cdef int _best_pairs(self, const GameC* g, const Piece* spawn, int a, bint searched,

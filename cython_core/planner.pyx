@@ -134,6 +134,7 @@ cdef inline bint cannot_beat(const Chain* c, const Tops* before, const Placement
 
 cdef void best_placement(const Chain* c, const Placement* placements, int count,
                          const Tops* before, bint bounded, const Weights* w,
+                         bint use_learned, ValueModel learned, int lines_left,
                          Branch* best) noexcept nogil:
     """The best of an unknown piece's placements on c's board (its value and veto; rules
     3-4 as in judge_pair), or the top-out value if it has none. With `bounded` (the set
@@ -141,7 +142,9 @@ cdef void best_placement(const Chain* c, const Placement* placements, int count,
     least bound is judged first, and then only those whose bound (with the surface
     table's value, read only for the placements the bound without it leaves) is not above
     the best so far, or all while the best is vetoed: the others could not be better, so
-    the result is the same."""
+    the result is the same. With `use_learned`, each placement's value is less `learned`'s
+    scale times its value of the board it leaves (`lines_left` to level 39 before its
+    clears), and so is its bound: the tops give that value exactly."""
     cdef Branch b
     cdef Tops tops[BOUNDED_MAX]
     cdef double bounds[BOUNDED_MAX]
@@ -150,7 +153,7 @@ cdef void best_placement(const Chain* c, const Placement* placements, int count,
     best.vetoed = True
     if not bounded or count > BOUNDED_MAX:
         for k in range(count):
-            place_unknown(c, &placements[k], w, &b)
+            place_learned(c, &placements[k], w, use_learned, learned, lines_left, &b)
             if branch_better(&b, best):
                 best.value = b.value
                 best.vetoed = b.vetoed
@@ -158,6 +161,8 @@ cdef void best_placement(const Chain* c, const Placement* placements, int count,
     first = 0
     for k in range(count):
         bounds[k] = placement_bound(c, before, &placements[k], w, &tops[k])
+        if use_learned and bounds[k] > -INFINITY:
+            bounds[k] -= learned.scale * learned.tops_value(&tops[k], lines_left)
         if bounds[k] < bounds[first]:
             first = k
     # the least bound first (most often the best), then the others that may beat it
@@ -167,10 +172,20 @@ cdef void best_placement(const Chain* c, const Placement* placements, int count,
             continue
         if not best.vetoed and ruled_out(bounds[k], &tops[k], c, w, best.value):
             continue
-        place_unknown(c, &placements[k], w, &b)
+        place_learned(c, &placements[k], w, use_learned, learned, lines_left, &b)
         if branch_better(&b, best):
             best.value = b.value
             best.vetoed = b.vetoed
+
+
+cdef inline void place_learned(const Chain* c, const Placement* p, const Weights* w,
+                               bint use_learned, ValueModel learned, int lines_left,
+                               Branch* out) noexcept nogil:
+    # place_unknown, its value less the learned value's part (with `use_learned`)
+    place_unknown(c, p, w, out)
+    if use_learned:
+        out.value -= learned.scale * learned.value(
+            &out.chain.board, max(lines_left - (out.chain.cleared - c.cleared), 0))
 
 
 cdef void check_pieces(Game game) except *:
@@ -278,13 +293,12 @@ cdef class Planner:
         cdef double expected = 0.0
         cdef bint bounded = (self.bound_pruning
                              and weights_at(&self.weights, chain.judged_at).bounded)
-        # The learned value at the lookahead's last boards (no bound holds for it), from
-        # the level every option of the choice is judged at: the tables join the set they
-        # were scaled for, and all of a choice's leaves have them or none.
+        # The learned value at the lookahead's last boards, from the level every option of
+        # the choice is judged at: the tables join the set they were scaled for, and all of
+        # a choice's leaves have them or none.
         cdef bint learned = (further and self.has_learned and self.learned.at_leaves
                              and chain.judged_at >= self.learned.from_level)
-        if learned:
-            bounded = False
+        cdef int lines_left = lines_to_39(chain.level, chain.lines) if learned else 0
         spawn.das = 0
         spawn.hold_down_points = 0
         if bounded:
@@ -299,30 +313,12 @@ cdef class Planner:
             else:
                 self.unknown.search_plain(&chain.board, &spawn, chain.level)
                 placements, count = self.unknown.placements, self.unknown.placement_count
-            if learned:
-                self._best_learned(chain, placements, count, &best)
-            else:
-                best_placement(chain, placements, count, &tops, bounded, &self.weights, &best)
+            best_placement(chain, placements, count, &tops, bounded, &self.weights, learned,
+                           self.learned, lines_left, &best)
             expected += self.odds[before_type][t] * best.value
             if by_type != NULL:
                 by_type[t] = best.value + (rank_price(RANK_VETOED) if best.vetoed else 0.0)
         return expected
-
-    cdef void _best_learned(self, const Chain* chain, const Placement* placements, int count,
-                            Branch* best) noexcept nogil:
-        """best_placement's choice, each placement's value less `scale` times the learned
-        value of the board it leaves (with the lines left to level 39 after its clears)."""
-        cdef Branch b
-        cdef int k, left = lines_to_39(chain.level, chain.lines)
-        best.value = top_out_value(&self.weights)
-        best.vetoed = True
-        for k in range(count):
-            place_unknown(chain, &placements[k], &self.weights, &b)
-            b.value -= self.learned.scale * self.learned.value(
-                &b.chain.board, max(left - (b.chain.cleared - chain.cleared), 0))
-            if branch_better(&b, best):
-                best.value = b.value
-                best.vetoed = b.vetoed
 
     cdef void _search_first(self, const GameC* g) noexcept nogil:
         """Search the active piece's placements; no candidates yet."""

@@ -147,6 +147,22 @@ def test_a_model_at_the_leaves_plays_other_games_than_at_the_choices():
     assert leaves_game != play_from_29(base)[0]
 
 
+def test_the_pruning_bound_holds_with_a_model_at_the_leaves():
+    """The leaves' bound takes the learned value from the column tops (exactly the board's):
+    the lookahead skips placements and still plans as if it judged them all."""
+    base = without_value_model(get_evaluator(reaction=18))
+    learned = with_value_model(base, random_model(scale=30.0), "random", at_leaves=True)
+
+    def game(pruning: bool) -> tuple[dict, dict]:
+        game = Game.start(LEVEL_29, 0x1234)
+        planner = build_planner(learned, SETTINGS)
+        planner.bound_pruning = pruning
+        result = play(planner, game, 10_000_000, 39, 18, 77, 60)
+        return result, game.state()
+
+    assert game(True) == game(False)
+
+
 def test_a_model_at_the_leaves_leaves_the_choices_before_its_level_alone():
     """Below from_level (as every option of a choice is judged: four lines short of a
     level-up, the next level's) the leaves are judged without it: the same game."""
