@@ -187,7 +187,10 @@ SLOW_SET_OF_THEN = {
     "whole_game_15hz_wellsums_seed8000.jsonl",
     "whole_game_12hz_wellsums_seed8000.jsonl",
 }
-REFUSED = WIDTHS_OF_THEN | SLOW_SET_OF_THEN
+# The 15 Hz games played while its value model re-ranked the kill screen's choices, before
+# it judged the leaves (docs/strength-log.md, "The learned value at the lookahead's leaves").
+MODEL_OF_THEN = {"whole_game_15hz_value_seed8000.jsonl"}
+REFUSED = WIDTHS_OF_THEN | SLOW_SET_OF_THEN | MODEL_OF_THEN
 # Games files the docs name without a command that replays them (runs of settings of their
 # day that no command line gives; docs/strength-log.md, "The whole game").
 NOT_REPLAYED = {

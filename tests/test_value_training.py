@@ -193,6 +193,7 @@ def test_the_default_evaluator_plays_its_shipped_model_at_15_hz_alone():
     default = get_evaluator(reaction=18)
     shipped = value_model_for(default, 15)
     assert shipped is not None and shipped.tap_hz == 15 and shipped.from_level == LEVEL_29
+    assert shipped.at_leaves and shipped.scale == 8.0  # docs/strength-log.md, "... leaves"
     assert "scripts/learned/train_value.py --tap-hz 15" in shipped.provenance["command"]
     assert build_planner(default, SETTINGS).value_model is not None
     for tap_hz in (30, 20, 12):

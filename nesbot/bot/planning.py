@@ -209,8 +209,8 @@ def build_planner(
     player's move, which `nesbot rate` searches). `plain_first`: the current piece's
     placements too come from plain paths only (the cheap policy of rate's playouts).
     An evaluator with kill-screen sets for slower taps plays the settings' tap rate's; one
-    with a value model at that rate (nesbot.bot.value_model.value_model_for) re-ranks by
-    it."""
+    with a value model at that rate (nesbot.bot.value_model.value_model_for) judges its
+    kill screen by it too."""
     if hasattr(evaluator, "at_tap_hz"):
         evaluator = evaluator.at_tap_hz(settings.tap_hz)
     planner = Planner(

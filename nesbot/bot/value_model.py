@@ -132,9 +132,9 @@ def load_value_model(path: str | os.PathLike[str]) -> ValueModelFile:
 
 @dataclass(frozen=True)
 class LearnedEvaluator(Evaluator):
-    """An evaluator whose planner re-ranks its kill-screen choices by a value model
-    (build_planner sets Planner.value_model). Its name names the model too, so games saved
-    with it are another run than the evaluator's own."""
+    """An evaluator whose planner judges its kill screen by a value model as well
+    (build_planner sets Planner.value_model). Its name names the model, so games saved with
+    it are another run than the evaluator's own."""
 
     value_model: ValueModelFile | None = None
 
@@ -179,7 +179,7 @@ def _shipped(name: str) -> ValueModelFile:
 
 def value_model_for(evaluator: object, tap_hz: int) -> ValueModelFile | None:
     """The value model a bot playing `evaluator` (anything build_planner takes) at `tap_hz`
-    re-ranks its kill screen by: the one it was given, else the one it ships for that tap
+    judges its kill screen by: the one it was given, else the one it ships for that tap
     rate, else none."""
     given = getattr(evaluator, "value_model", None)
     if given is not None:

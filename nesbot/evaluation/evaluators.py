@@ -199,9 +199,10 @@ EVALUATORS |= {
 # much: more points before level 29 in both formats (docs/strength-log.md, "A set of its own
 # for levels 19-28").
 DEFAULT_EVALUATOR = "nesbot-rightwell-tall"
-# At 15 Hz its kill-screen choices are re-ranked by a value learned from its own games
-# there (TD(lambda), scripts/learned/train_value.py): level 39 in 23.5% of fresh games
-# against 10.5% (docs/strength-log.md, "The learned value in whole games at 15 Hz").
+# At 15 Hz the boards its kill-screen lookahead reaches are judged by a value learned from
+# its own games there too (TD(lambda), scripts/learned/train_value.py): level 39 in 46.5%
+# of fresh games against 10.5% (docs/strength-log.md, "The learned value at the
+# lookahead's leaves").
 EVALUATORS[DEFAULT_EVALUATOR] = replace(
     EVALUATORS[DEFAULT_EVALUATOR], value_models_by_tap_hz={15: "value_15hz.json"}
 )

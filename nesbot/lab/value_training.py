@@ -3,15 +3,17 @@
 Each iteration plays `games` episodes from the states the format's tuning games reach level
 29 in (scripts/strength/from_level_29.py's states), each from a start state and with pieces
 drawn for (seed, iteration, episode), to level 39 or the top-out, piece by piece, with the
-planner re-ranking its kill-screen choices by the model of the iteration before (the first
-iteration's model is all zeros: the defaults' own play). Every afterstate (the board after a
-piece locks and its lines clear) is kept with the line-clear points of the piece that made
-it. The targets are TD(lambda) returns: the points still to come from each afterstate, the
-tail bootstrapped with the model before (undiscounted, 0 after a top-out or level 39). The
-model is then fitted to the targets of the last `replay` iterations' afterstates by ridge
-regression toward the model before (the normal equations of the tables' entries, solved
-exactly: no random draws), so the value learns what the alternatives' outcomes tell through
-the policy that plays them, and the next iteration plays by it.
+planner playing the model of the iteration before (re-ranking its choices, or at the
+lookahead's leaves with `at_leaves`; the first iteration's model is all zeros, the
+defaults' own play, unless the run starts from a model's table, `init`). Every afterstate
+(the board after a piece locks and its lines clear) is kept with the line-clear points of
+the piece that made it. The targets are TD(lambda) returns: the points still to come from
+each afterstate, the tail bootstrapped with the model before (undiscounted, 0 after a
+top-out or level 39). The model is then fitted to the targets of the last `replay`
+iterations' afterstates by ridge regression toward the model before (the normal equations
+of the tables' entries, solved exactly: no random draws), so the value learns what the
+alternatives' outcomes tell through the policy that plays them, and the next iteration
+plays by it.
 
 Seeded and resumable: the episodes of an iteration depend on (seed, iteration) alone, and
 the checkpoint (an .npz of numbers: the model, the replay's afterstates, the log) is written

@@ -203,7 +203,7 @@ class Rater:
     """Rates placements under one RatingSettings (its planners and searcher are reused)."""
 
     def __init__(self, settings: RatingSettings) -> None:
-        # Points lost are the evaluation's: no learned value re-ranks the kill screen here
+        # Points lost are the evaluation's: no learned value judges the kill screen here
         # (the one shipped was learned from the bot's own games, not a person's).
         settings = replace(settings, evaluator=without_value_model(settings.evaluator))
         self.settings = settings
