@@ -16,6 +16,7 @@ and the lines played.
 import argparse
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -63,6 +64,13 @@ def main() -> None:
         help="where each model plays: re-ranking the final choices, or at the lookahead's "
         "last boards (default: as its file says; repeat for both)",
     )
+    parser.add_argument(
+        "--kill-screen-third-width",
+        type=int,
+        default=0,
+        help="the models' rows plan this many kill-screen placements three unknown pieces "
+        "deep (0: the defaults' two at 15 Hz and slower)",
+    )
     parser.add_argument("--evaluator", default="nesbot-rightwell-tall")
     parser.add_argument("--out", type=Path, default=Path("results/learned/measure"))
     args = parser.parse_args()
@@ -73,17 +81,27 @@ def main() -> None:
     states = json.loads(args.states.read_text())
     tag = f"{args.tap_hz}hz-{args.seed}"
     rows = {f"defaults-{tag}": base}
+    third = args.kill_screen_third_width
+    model_settings = replace(settings, kill_screen_third_width=third) if third else settings
+    deeper = f"-third{third}" if third else ""
     for path in args.model:
         model = load_value_model(path)
         uses = [use == "leaves" for use in args.use] or [model.at_leaves]
         for scale in args.scale or [model.scale]:
             for leaves in uses:
                 where = "leaves" if leaves else ""
-                rows[f"{path.stem}@{where}{scale:g}-{tag}"] = with_value_model(
+                rows[f"{path.stem}@{where}{scale:g}{deeper}-{tag}"] = with_value_model(
                     base, model, path.stem, scale, leaves
                 )
     results = {
-        name: outcomes(name, evaluator, settings, args.seed, states, args.out)
+        name: outcomes(
+            name,
+            evaluator,
+            settings if name.startswith("defaults") else model_settings,
+            args.seed,
+            states,
+            args.out,
+        )
         for name, evaluator in rows.items()
     }
     base_results = results[f"defaults-{tag}"]
