@@ -201,7 +201,7 @@ EVALUATORS |= {
 DEFAULT_EVALUATOR = "nesbot-rightwell-tall"
 # At 15 Hz the boards its kill-screen lookahead reaches are judged by a value learned from
 # its own games there too (TD(lambda), scripts/learned/train_value.py): level 39 in 46.5%
-# of fresh games against 10.5% (docs/strength-log.md, "The learned value at the
+# of 200 fresh games against 10.5% (docs/strength-log.md, "The learned value at the
 # lookahead's leaves").
 EVALUATORS[DEFAULT_EVALUATOR] = replace(
     EVALUATORS[DEFAULT_EVALUATOR], value_models_by_tap_hz={15: "value_15hz.json"}
