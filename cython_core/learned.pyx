@@ -14,8 +14,8 @@ leaves (the search then steers toward what the tables value).
 
 from libc.math cimport isfinite
 
-from nesbot._core.board cimport BOARD_HIDDEN, FIELD_ROWS, Board
-from nesbot._core.bound cimport Tops
+from nesbot._core.board cimport Board
+from nesbot._core.bound cimport Tops, board_tops
 from nesbot._core.game cimport Game
 
 import numpy as np
@@ -47,22 +47,18 @@ cdef int lines_to_39(int level, const unsigned char* lines) noexcept nogil:
 
 cdef int value_features(const Board* b, int lines_left, int* out) noexcept nogil:
     """The VM_ACTIVE table indices the board reads, into out; returns VM_ACTIVE."""
-    cdef int heights[VM_COLUMNS]
-    cdef int c, r, holes = 0
-    cdef unsigned int row, seen = 0, fresh
+    cdef Tops tops
+    board_tops(b, &tops)
+    return tops_indices(&tops, lines_left, out)
+
+
+cdef int tops_indices(const Tops* t, int lines_left, int* out) noexcept nogil:
+    """value_features from a board's column tops and cells (bound.board_tops): every cell
+    below a column's top that is not filled is a hole."""
+    cdef int c, holes = -t.cells
     for c in range(VM_COLUMNS):
-        heights[c] = 0
-    for r in range(FIELD_ROWS):
-        row = b.rows[r + BOARD_HIDDEN]
-        # a cell under a filled one, empty: a hole
-        holes += __builtin_popcount(seen & ~row & 0x3FF)
-        # the columns whose top is this row: each column's first filled cell
-        fresh = row & ~seen & 0x3FF
-        while fresh:
-            heights[__builtin_ctz(fresh)] = FIELD_ROWS - r
-            fresh &= fresh - 1
-        seen |= row
-    return surface_indices(heights, holes, lines_left, out)
+        holes += t.heights[c]
+    return surface_indices(t.heights, holes, lines_left, out)
 
 
 cdef int surface_indices(const int* heights, int holes, int lines_left,
@@ -88,11 +84,6 @@ cdef int surface_indices(const int* heights, int holes, int lines_left,
     out[n + 4] = VM_OFF_LEFT + clamp(lines_left // 5, VM_LEFT - 1)
     out[n + 5] = VM_OFF_BIAS
     return n + 6
-
-
-cdef extern from *:
-    int __builtin_popcount(unsigned int x) noexcept nogil
-    int __builtin_ctz(unsigned int x) noexcept nogil
 
 
 def game_features(Game game not None) -> np.ndarray:
@@ -129,12 +120,8 @@ cdef class ValueModel:
         return self._sum(out)
 
     cdef double tops_value(self, const Tops* t, int lines_left) noexcept nogil:
-        # every cell below a column's top that is not filled is a hole
         cdef int out[VM_ACTIVE]
-        cdef int c, holes = -t.cells
-        for c in range(VM_COLUMNS):
-            holes += t.heights[c]
-        surface_indices(t.heights, holes, lines_left, out)
+        tops_indices(t, lines_left, out)
         return self._sum(out)
 
     cdef double _sum(self, const int* indices) noexcept nogil:
