@@ -80,7 +80,8 @@ def main() -> None:
     base = without_value_model(get_evaluator(args.evaluator, reaction=REACTION))
     states = json.loads(args.states.read_text())
     tag = f"{args.tap_hz}hz-{args.seed}"
-    rows = {f"defaults-{tag}": base}
+    # each row: its evaluator and the settings it plays
+    rows = {f"defaults-{tag}": (base, settings)}
     third = args.kill_screen_third_width
     model_settings = replace(settings, kill_screen_third_width=third) if third else settings
     deeper = f"-third{third}" if third else ""
@@ -90,19 +91,11 @@ def main() -> None:
         for scale in args.scale or [model.scale]:
             for leaves in uses:
                 where = "leaves" if leaves else ""
-                rows[f"{path.stem}@{where}{scale:g}{deeper}-{tag}"] = with_value_model(
-                    base, model, path.stem, scale, leaves
-                )
+                learned = with_value_model(base, model, path.stem, scale, leaves)
+                rows[f"{path.stem}@{where}{scale:g}{deeper}-{tag}"] = (learned, model_settings)
     results = {
-        name: outcomes(
-            name,
-            evaluator,
-            settings if name.startswith("defaults") else model_settings,
-            args.seed,
-            states,
-            args.out,
-        )
-        for name, evaluator in rows.items()
+        name: outcomes(name, evaluator, row_settings, args.seed, states, args.out)
+        for name, (evaluator, row_settings) in rows.items()
     }
     base_results = results[f"defaults-{tag}"]
     indices = sorted(base_results)
