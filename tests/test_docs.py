@@ -187,9 +187,15 @@ SLOW_SET_OF_THEN = {
     "whole_game_15hz_wellsums_seed8000.jsonl",
     "whole_game_12hz_wellsums_seed8000.jsonl",
 }
-# The 15 Hz games played while its value model re-ranked the kill screen's choices, before
-# it judged the leaves (docs/strength-log.md, "The learned value at the lookahead's leaves").
-MODEL_OF_THEN = {"whole_game_15hz_value_seed8000.jsonl"}
+# The 15 Hz games played with the value models it shipped before: re-ranking the kill
+# screen's choices (docs/strength-log.md, "The learned value at the lookahead's leaves"),
+# then at the leaves trained on points alone ("A value that counts reaching level 39").
+MODEL_OF_THEN = {
+    "whole_game_15hz_value_seed8000.jsonl",
+    "whole_game_15hz_leaves_seed8000.jsonl",
+    "whole_game_15hz_seed8000_1000.jsonl",
+    "whole_game_15hz_seed7000.jsonl",
+}
 REFUSED = WIDTHS_OF_THEN | SLOW_SET_OF_THEN | MODEL_OF_THEN
 # Games files the docs name without a command that replays them (runs of settings of their
 # day that no command line gives; docs/strength-log.md, "The whole game").

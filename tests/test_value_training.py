@@ -193,7 +193,9 @@ def test_the_default_evaluator_plays_its_shipped_model_at_15_hz_alone():
     default = get_evaluator(reaction=18)
     shipped = value_model_for(default, 15)
     assert shipped is not None and shipped.tap_hz == 15 and shipped.from_level == LEVEL_29
-    assert shipped.at_leaves and shipped.scale == 8.0  # docs/strength-log.md, "... leaves"
+    # docs/strength-log.md, "A value that counts reaching level 39"
+    assert shipped.at_leaves and shipped.scale == 8.0
+    assert shipped.provenance["config"]["reach_bonus"] == 100.0
     assert "scripts/learned/train_value.py --tap-hz 15" in shipped.provenance["command"]
     assert build_planner(default, SETTINGS).value_model is not None
     for tap_hz in (30, 20, 12):
@@ -285,12 +287,14 @@ def test_a_run_from_a_model_starts_from_its_table_and_bootstraps_at_once():
 
 
 def test_a_checkpoint_from_before_a_config_key_resumes(tmp_path: Path):
-    """A key added to the config since (at_leaves, init) holds its default in old ones."""
+    """A key added to the config since (at_leaves, init, reach_bonus) holds its default in
+    old ones."""
     path = tmp_path / "checkpoint.npz"
     save_checkpoint(run(1), path)
     data = dict(np.load(path))
     meta = json.loads(str(data["meta"]))
-    del meta["config"]["at_leaves"], meta["config"]["init"]
+    for key in ("at_leaves", "init", "reach_bonus"):
+        del meta["config"][key]
     data["meta"] = np.array(json.dumps(meta))
     with path.open("wb") as file:
         np.savez(file, **data)
@@ -328,3 +332,24 @@ def test_simulate_plays_with_a_model_and_refuses_a_bad_one_in_one_line(tmp_path:
     refused = nesbot(*common, "--value-model", str(path))
     assert refused.returncode == 2
     assert refused.stderr.strip().count("\n") == 0 and "lacks tap_hz" in refused.stderr
+
+
+def near_level_39(count: int) -> list[dict]:
+    """Level-38 games one line from level 39, over a bottom row open at its right edge."""
+    states = []
+    for state in start_states(count):
+        state["level"], state["lines"] = 38, [0x89, 0x03]  # 389 lines (BCD)
+        state["rows"] = [*state["rows"][:-1], 0x3FE]
+        states.append(state)
+    return states
+
+
+def test_the_reach_bonus_is_the_last_reward_of_an_episode_that_reaches_level_39():
+    ends = {}
+    for bonus in (0.0, 50.0):
+        state = new_state(replace(CONFIG, reach_bonus=bonus))
+        iterate(state, get_evaluator(reaction=18), near_level_39(3), 1)
+        assert state.log[0]["reach39"] == 1.0
+        ends[bonus] = state.replay_ends[-1]
+    assert np.array_equal(ends[50.0][:, 2] - ends[0.0][:, 2], [50.0, 50.0])
+    assert np.array_equal(ends[50.0][:, :2], ends[0.0][:, :2])

@@ -9,11 +9,12 @@ defaults' own play, unless the run starts from a model's table, `init`). Every a
 (the board after a piece locks and its lines clear) is kept with the line-clear points of
 the piece that made it. The targets are TD(lambda) returns: the points still to come from
 each afterstate, the tail bootstrapped with the model before (undiscounted, 0 after a
-top-out or level 39). The model is then fitted to the targets of the last `replay`
-iterations' afterstates by ridge regression toward the model before (the normal equations
-of the tables' entries, solved exactly: no random draws), so the value learns what the
-alternatives' outcomes tell through the policy that plays them, and the next iteration
-plays by it.
+top-out or level 39; with `reach_bonus`, reaching level 39 earns that many thousand points
+more, so the value weighs surviving the kill screen as well as its points). The model is
+then fitted to the targets of the last `replay` iterations' afterstates by ridge regression
+toward the model before (the normal equations of the tables' entries, solved exactly: no
+random draws), so the value learns what the alternatives' outcomes tell through the policy
+that plays them, and the next iteration plays by it.
 
 Seeded and resumable: the episodes of an iteration depend on (seed, iteration) alone, and
 the checkpoint (an .npz of numbers: the model, the replay's afterstates, the log) is written
@@ -22,7 +23,7 @@ models as one run (tests/test_value_training.py).
 """
 
 import json
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 from typing import Any, cast
 
@@ -63,6 +64,9 @@ class ValueTrainingConfig:
     evaluator: str = ""  # the base evaluator's name
     at_leaves: bool = False  # the model plays at the lookahead's last boards (ValueModelFile)
     init: str = ""  # the model file the run starts from ("": all zeros)
+    # thousands of points an episode earns for reaching level 39 (0: points alone): a value
+    # that weighs surviving the kill screen against its Tetrises
+    reach_bonus: float = 0.0
 
 
 @dataclass
@@ -139,8 +143,8 @@ def lambda_returns(
     return targets
 
 
-def fit(table: np.ndarray, features: np.ndarray, targets: np.ndarray, ridge: float) -> np.ndarray:
-    """The tables minimizing sum (value - target)^2 + ridge |table - before|^2 (exactly)."""
+def normal_matrix(features: np.ndarray, ridge: float) -> np.ndarray:
+    """The least-squares fit's matrix over the afterstates' table entries, with the ridge."""
     counts = np.zeros(SIZE * SIZE)
     for start in range(0, len(features), 20_000):
         rows = features[start : start + 20_000].astype(np.int64)
@@ -148,6 +152,14 @@ def fit(table: np.ndarray, features: np.ndarray, targets: np.ndarray, ridge: flo
         counts += np.bincount(pairs, minlength=SIZE * SIZE)
     gram = counts.reshape(SIZE, SIZE)
     gram[np.diag_indices(SIZE)] += ridge
+    return gram
+
+
+def fit(
+    table: np.ndarray, features: np.ndarray, targets: np.ndarray, ridge: float, gram: np.ndarray
+) -> np.ndarray:
+    """The tables minimizing sum (value - target)^2 + ridge |table - before|^2 (exactly);
+    `gram` is normal_matrix(features, ridge)."""
     moment = np.bincount(features.ravel(), weights=np.repeat(targets, ACTIVE), minlength=SIZE)
     return np.linalg.solve(gram, moment + ridge * table)
 
@@ -267,7 +279,13 @@ def iterate(
     for k, episode in map_indexed(_episode_job, jobs, workers):
         episodes[k] = episode
     played = [e for e in episodes if e is not None]
-    features, rewards, ends = _stack(played)
+    # the bonus is part of the last piece's reward, so the targets carry it back
+    features, rewards, ends = _stack(
+        [
+            replace(e, final_reward=e.final_reward + config.reach_bonus) if e.reached_39 else e
+            for e in played
+        ]
+    )
     state.replay_features = [*state.replay_features, features][-config.replay :]
     state.replay_rewards = [*state.replay_rewards, rewards][-config.replay :]
     state.replay_ends = [*state.replay_ends, ends][-config.replay :]
@@ -279,6 +297,7 @@ def iterate(
     lam = 1.0 if state.iteration == 0 and not config.init else config.lam
     table = previous
     targets = np.zeros(0)
+    gram = normal_matrix(all_features, config.ridge)
     for _ in range(1 if lam == 1.0 else config.sweeps):
         targets = np.concatenate(
             [
@@ -288,7 +307,7 @@ def iterate(
                 )
             ]
         )
-        table = fit(previous, all_features, targets, config.ridge)
+        table = fit(previous, all_features, targets, config.ridge, gram)
     before = previous[all_features].sum(axis=1)
     state.table = table
     after = state.table[all_features].sum(axis=1)

@@ -73,6 +73,12 @@ def main() -> int:
     )
     parser.add_argument("--init", type=Path, help="a value model file to start from")
     parser.add_argument("--max-pieces", type=int, default=600)
+    parser.add_argument(
+        "--reach-bonus",
+        type=float,
+        default=0.0,
+        help="thousands of points an episode earns for reaching level 39 (0)",
+    )
     parser.add_argument("--evaluator", default="nesbot-rightwell-tall")
     parser.add_argument("--states", type=Path, required=True)
     parser.add_argument("--workers", type=int, default=1)
@@ -97,6 +103,7 @@ def main() -> int:
             args.evaluator,
             args.at_leaves,
             args.init.name if args.init else "",
+            args.reach_bonus,
         )
         # The policy is the evaluation and the model being trained, not a shipped one.
         evaluator = without_value_model(get_evaluator(args.evaluator, reaction=args.reaction))
