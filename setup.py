@@ -10,7 +10,9 @@ makes from them is made again by every build (MANIFEST.in keeps it out). The vid
 own extension, the .mp4's H.264 writer, lives beside it as nesbot/show/video/h264.pyx.
 
 Cython and the C compiler work on every core: the 17 modules build in about half the time on
-two.
+two. Cython runs when the extensions are built (build_ext), not whenever setup.py runs: the
+sdist leaves the C out, so making it for `sdist` cost a quarter of a minute of a core when a
+fresh build environment's Cython headers were newer than the checkout's C (tests/test_release.py).
 
 The evaluation's feature slots (features.pxi, which feature_slots.pxd includes) are written
 first, from the table in the core's features.py: the one place the features are named.
@@ -22,6 +24,7 @@ from pathlib import Path
 
 from Cython.Build import cythonize
 from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
 
 CORE = "nesbot/_core"  # relative: setuptools wants relative source paths
 SOURCES = sorted((Path(__file__).parent / CORE).glob("*.pyx"))
@@ -53,17 +56,29 @@ extensions.append(
 )
 
 CORES = os.cpu_count() or 1
+
+
+class CythonizingBuildExt(build_ext):
+    """build_ext that turns the .pyx sources into C first (cythonize skips a module whose C
+    is newer than its sources and their includes)."""
+
+    def finalize_options(self) -> None:
+        self.distribution.ext_modules = cythonize(
+            self.distribution.ext_modules,
+            nthreads=CORES,
+            language_level=3,
+            compiler_directives={
+                "boundscheck": False,
+                "wraparound": False,
+                "cdivision": True,
+                "initializedcheck": False,
+            },
+        )
+        super().finalize_options()
+
+
 setup(
     options={"build_ext": {"parallel": CORES}},
-    ext_modules=cythonize(
-        extensions,
-        nthreads=CORES,
-        language_level=3,
-        compiler_directives={
-            "boundscheck": False,
-            "wraparound": False,
-            "cdivision": True,
-            "initializedcheck": False,
-        },
-    )
+    cmdclass={"build_ext": CythonizingBuildExt},
+    ext_modules=extensions,
 )

@@ -26,7 +26,7 @@ from nesbot.lab.game_runs import (
     run_identity,
     simulate,
 )
-from nesbot.lab.statistics import summarize
+from nesbot.lab.statistics import Summary, summarize
 
 SUMMARY_KEYS = [
     "games",
@@ -276,10 +276,18 @@ def without_speed(summary) -> dict:
     return {k: v for k, v in vars(summary).items() if k != "pieces_per_s"}
 
 
-@pytest.mark.slow  # whole games three ways, and a Ray instance started: ~40 s
-def test_same_seed_same_figures_whatever_the_workers():
-    one, results_one = simulate(MEATFIGHTER, 3, level=29, seed=11, workers=1, progress=False)
-    two, results_two = simulate(MEATFIGHTER, 3, level=29, seed=11, workers=2, progress=False)
+@pytest.fixture(scope="module")
+def four_games() -> tuple[Summary, list[dict]]:
+    """simulate(MEATFIGHTER, 4, level=29, seed=11) on one worker, all at once and unsaved:
+    the run that the tests of workers, saved games and batches each compare theirs with
+    (each played it again before, about 6 s of one core apiece)."""
+    return simulate(MEATFIGHTER, 4, level=29, seed=11, workers=1, progress=False)
+
+
+@pytest.mark.slow  # whole games two ways: ~10 s
+def test_same_seed_same_figures_whatever_the_workers(four_games):
+    one, results_one = four_games
+    two, results_two = simulate(MEATFIGHTER, 4, level=29, seed=11, workers=2, progress=False)
     assert results_one == results_two
     assert without_speed(one) == without_speed(two)
     assert results_one[1] == play_one(GameSpec(MEATFIGHTER, PlannerSettings(), 29, 11, 1))
@@ -310,8 +318,8 @@ def test_same_seed_same_figures_on_ray():
         run([GameSpec(None, PlannerSettings(), 29, 6, 0)])
 
 
-@pytest.mark.slow  # whole games played, stopped and played on: ~40 s
-def test_saved_games_let_a_run_go_on_where_it_stopped(tmp_path):
+@pytest.mark.slow  # whole games played, stopped and played on: ~10 s
+def test_saved_games_let_a_run_go_on_where_it_stopped(tmp_path, four_games):
     """A run of 3 games saved, then the same run of 4: one game played, the figures those
     of 4 games played at once; the file holds each game once; another run is refused."""
     path = tmp_path / "games.jsonl"
@@ -320,7 +328,7 @@ def test_saved_games_let_a_run_go_on_where_it_stopped(tmp_path):
     assert len(lines) == 4 and json.loads(lines[1])["index"] == 0
     path.write_text("\n".join(lines) + '\n{"index": 3, "pie')  # a run killed mid-write
     resumed, results = simulate(MEATFIGHTER, 4, level=29, seed=11, progress=False, save_games=path)
-    at_once, results_at_once = simulate(MEATFIGHTER, 4, level=29, seed=11, progress=False)
+    at_once, results_at_once = four_games
     assert results == results_at_once and results[:3] == first
     assert without_speed(resumed) == without_speed(at_once)
     assert [json.loads(line).get("index") for line in path.read_text().splitlines()] == [
@@ -585,10 +593,10 @@ def test_a_huge_game_count_makes_one_batch_of_settings_at_a_time(monkeypatch):
     assert given == [list(range(game_runs.BATCH))]
 
 
-def test_games_are_played_in_batches_with_the_same_results(monkeypatch):
+def test_games_are_played_in_batches_with_the_same_results(monkeypatch, four_games):
     from nesbot.lab import game_runs
 
-    _, at_once = simulate(MEATFIGHTER, 5, level=29, seed=4, progress=False)
-    monkeypatch.setattr(game_runs, "BATCH", 2)
-    _, batched = simulate(MEATFIGHTER, 5, level=29, seed=4, progress=False)
+    _, at_once = four_games
+    monkeypatch.setattr(game_runs, "BATCH", 3)  # a whole batch and a part of one, as 2 of 5 was
+    _, batched = simulate(MEATFIGHTER, 4, level=29, seed=11, progress=False)
     assert batched == at_once
