@@ -189,12 +189,16 @@ SLOW_SET_OF_THEN = {
 }
 # The 15 Hz games played with the value models it shipped before: re-ranking the kill
 # screen's choices (docs/strength-log.md, "The learned value at the lookahead's leaves"),
-# then at the leaves trained on points alone ("A value that counts reaching level 39").
+# then at the leaves trained on points alone ("A value that counts reaching level 39"); and
+# the 20 Hz games of the default before it had a value model of its own.
 MODEL_OF_THEN = {
     "whole_game_15hz_value_seed8000.jsonl",
     "whole_game_15hz_leaves_seed8000.jsonl",
     "whole_game_15hz_seed8000_1000.jsonl",
     "whole_game_15hz_seed7000.jsonl",
+    "whole_game_20hz_seed7000.jsonl",
+    "whole_game_20hz_nextwidth_seed8000.jsonl",
+    "whole_game_20hz_third_seed8000.jsonl",
 }
 REFUSED = WIDTHS_OF_THEN | SLOW_SET_OF_THEN | MODEL_OF_THEN
 # Games files the docs name without a command that replays them (runs of settings of their

@@ -189,7 +189,7 @@ def test_the_planner_with_a_model_plays_legal_games():
     assert build_planner(base, SETTINGS).value_model is None
 
 
-def test_the_default_evaluator_plays_its_shipped_model_at_15_hz_alone():
+def test_the_default_evaluator_plays_its_shipped_models_at_15_and_20_hz_alone():
     default = get_evaluator(reaction=18)
     shipped = value_model_for(default, 15)
     assert shipped is not None and shipped.tap_hz == 15 and shipped.from_level == LEVEL_29
@@ -198,7 +198,11 @@ def test_the_default_evaluator_plays_its_shipped_model_at_15_hz_alone():
     assert shipped.provenance["config"]["reach_bonus"] == 100.0
     assert "scripts/learned/train_value.py --tap-hz 15" in shipped.provenance["command"]
     assert build_planner(default, SETTINGS).value_model is not None
-    for tap_hz in (30, 20, 12):
+    at_20 = value_model_for(default, 20)
+    assert at_20 is not None and at_20.tap_hz == 20 and at_20.at_leaves and at_20.scale == 3.0
+    assert at_20.provenance["config"]["reach_bonus"] == 250.0
+    assert build_planner(default, replace(SETTINGS, tap_hz=20)).value_model is not None
+    for tap_hz in (30, 12):
         assert value_model_for(default, tap_hz) is None
         assert build_planner(default, replace(SETTINGS, tap_hz=tap_hz)).value_model is None
     given = with_value_model(default, random_model(), "random")

@@ -40,8 +40,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="FILE.json",
         help="judge the kill screen by this learned value too (its file says where: the "
         "best placements or the lookahead's last boards), or 'off' for none (default: the "
-        "evaluator's own at the tap rate, if it ships one: nesbot-rightwell-tall's at 15 Hz; "
-        "scripts/learned/train_value.py trains one)",
+        "evaluator's own at the tap rate, if it ships one: nesbot-rightwell-tall's at 15 and "
+        "20 Hz; scripts/learned/train_value.py trains one)",
     )
     parser.add_argument("--same-pieces", action="store_true", help=SAME_PIECES_HELP)
     parser.add_argument(
