@@ -30,10 +30,16 @@ def fceux_end_state(movie: Path, rom: Path, screenshot: Path | None = None) -> d
 
 
 def fceux_run(
-    movie: Path, rom: Path, checks: tuple[int, ...] = (), screenshot: Path | None = None
+    movie: Path,
+    rom: Path,
+    checks: tuple[int, ...] = (),
+    screenshot: Path | None = None,
+    stop: int | None = None,
 ) -> tuple[dict[str, int], dict[int, dict[str, int]]]:
     """FCEUX's end state of `movie` (as fceux_end_state), and the same fields read once FCEUX
-    has run each frame count in `checks` (past the movie's end, with no buttons)."""
+    has run each frame count in `checks` (past the movie's end, with no buttons). With
+    `stop` (a frame count before the movie's end, after every check), FCEUX stops there
+    and the end state is the one it shows then."""
     assert FCEUX is not None and XVFB_RUN is not None, MISSING
     with tempfile.TemporaryDirectory() as folder:
         out = Path(folder) / "end_state.txt"
@@ -41,6 +47,8 @@ def fceux_run(
         env = {key: value for key, value in os.environ.items() if not key.startswith("QT_")}
         env |= {"NESBOT_FCEUX_OUT": str(out), "HOME": folder}
         env["NESBOT_FCEUX_CHECKS"] = ",".join(str(frame) for frame in checks)
+        if stop is not None:
+            env["NESBOT_FCEUX_STOP"] = str(stop)
         if screenshot is not None:
             env["NESBOT_FCEUX_SHOT"] = str(screenshot)
         # --videoDriver 1 draws with SDL rather than OpenGL, which under Xvfb is software

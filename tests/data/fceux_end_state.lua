@@ -10,7 +10,8 @@
 -- NESBOT_FCEUX_CHECKS, a comma-separated list of frame counts, adds a line
 -- "check=N lines=... score=..." for each, read once FCEUX has run N frames: past the
 -- movie's last frame FCEUX runs on with no buttons, and the end state is still the one read
--- at the movie's last frame.
+-- at the movie's last frame. NESBOT_FCEUX_STOP, a frame count before the movie's last
+-- frame, ends the run there instead: the end state is read there.
 local function bcd(byte) return math.floor(byte / 16) * 10 + byte % 16 end
 local function state()
   return string.format(
@@ -21,7 +22,8 @@ local function state()
     memory.readbyte(0x62), memory.readbyte(0x60), memory.readbyte(0xBF))
 end
 local shot = os.getenv("NESBOT_FCEUX_SHOT")
-local checks, last = {}, movie.length()
+local finish = tonumber(os.getenv("NESBOT_FCEUX_STOP") or "") or movie.length()
+local checks, last = {}, finish
 for frame in string.gmatch(os.getenv("NESBOT_FCEUX_CHECKS") or "", "%d+") do
   checks[tonumber(frame)] = true
   last = math.max(last, tonumber(frame))
@@ -31,12 +33,12 @@ local shot_next
 emu.speedmode("maximum")
 while true do
   local frame = emu.framecount()
-  if frame == movie.length() then
+  if frame == finish then
     table.insert(lines, 1, string.format("frames=%d %s", frame, state()))
   end
   if checks[frame] then table.insert(lines, string.format("check=%d %s", frame, state())) end
   if frame >= last then break end
-  if shot and frame == movie.length() - 1 then
+  if shot and frame == finish - 1 then
     gui.savescreenshotas(shot)
     shot_next = memory.readbyte(0xBF)
   end
