@@ -10,7 +10,9 @@ makes from them is made again by every build (MANIFEST.in keeps it out). The vid
 own extension, the .mp4's H.264 writer, lives beside it as nesbot/show/video/h264.pyx.
 
 Cython and the C compiler work on every core: the 17 modules build in about half the time on
-two. Cython runs when the extensions are built (build_ext), not whenever setup.py runs: the
+two. With NESBOT_CYTHON_CACHE set to a folder, Cython keeps the C it makes there and takes it
+back for the same sources (`make test` sets it, so that tests/test_release.py's wheel
+reuses the venv build's C). Cython runs when the extensions are built (build_ext), not whenever setup.py runs: the
 sdist leaves the C out, so making it for `sdist` cost a quarter of a minute of a core when a
 fresh build environment's Cython headers were newer than the checkout's C (tests/test_release.py).
 
@@ -66,6 +68,7 @@ class CythonizingBuildExt(build_ext):
         self.distribution.ext_modules = cythonize(
             self.distribution.ext_modules,
             nthreads=CORES,
+            cache=os.environ.get("NESBOT_CYTHON_CACHE") or False,
             language_level=3,
             compiler_directives={
                 "boundscheck": False,

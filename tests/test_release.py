@@ -6,7 +6,8 @@ The build runs in a copy of the checkout (as it stands, with its in-place .so an
 and build/), so it writes nothing into the checkout and the listings show that no build
 product leaks into the sdist. The build and the install happen once per test session (a
 module-scoped fixture, so pytest-xdist keeps this module on one worker); pip's cache keeps
-the install's downloads and wheels across runs.
+the install's downloads and wheels across runs. Under `make test` the build takes the venv
+build's C and objects from Cython's cache and ccache (Makefile): the same files, made once.
 """
 
 import os
