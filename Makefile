@@ -33,8 +33,15 @@ $(VENV)/.installed-demo: $(VENV)/.created $(SOURCES)
 	$(PY) -m pip install --quiet -e ".[demo]"
 	@touch $@
 
+# The dependencies (pyproject.toml's, and its test extra's) install while the core compiles:
+# pip installs on one core, the build uses every core, so a fresh clone's venv is ready
+# about half a minute sooner than with one `pip install -e ".[test]"`.
 $(VENV)/.installed-test: $(VENV)/.created $(SOURCES)
-	$(PY) -m pip install --quiet -e ".[test]"
+	$(PY) -c 'import tomllib; p = tomllib.load(open("pyproject.toml", "rb"))["project"]; \
+		print(*p["dependencies"], *p["optional-dependencies"]["test"], sep="\n")' \
+		> $(VENV)/test-requirements.txt
+	$(PY) -m pip install --quiet -r $(VENV)/test-requirements.txt & deps=$$!; \
+	$(PY) -m pip install --quiet --no-deps -e .; built=$$?; wait $$deps && exit $$built
 	@touch $@ $(VENV)/.installed-demo
 
 play: $(VENV)/.installed-demo
