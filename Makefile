@@ -35,7 +35,7 @@ $(VENV)/.installed-demo: $(VENV)/.created $(SOURCES)
 
 # The dependencies (pyproject.toml's, and its test extra's) install while the core compiles:
 # pip installs on one core, the build uses every core, so a fresh clone's venv is ready
-# about half a minute sooner than with one `pip install -e ".[test]"`.
+# sooner than with one `pip install -e ".[test]"` (67 s against 81 s here).
 $(VENV)/.installed-test: $(VENV)/.created $(SOURCES)
 	$(PY) -c 'import tomllib; p = tomllib.load(open("pyproject.toml", "rb"))["project"]; \
 		print(*p["dependencies"], *p["optional-dependencies"]["test"], sep="\n")' \
