@@ -12,9 +12,10 @@ own extension, the .mp4's H.264 writer, lives beside it as nesbot/show/video/h26
 Cython and the C compiler work on every core: the 17 modules build in about half the time on
 two. With NESBOT_CYTHON_CACHE set to a folder, Cython keeps the C it makes there and takes it
 back for the same sources (`make test` sets it, so that tests/test_release.py's wheel
-reuses the venv build's C). Cython runs when the extensions are built (build_ext), not whenever setup.py runs: the
-sdist leaves the C out, so making it for `sdist` cost a quarter of a minute of a core when a
-fresh build environment's Cython headers were newer than the checkout's C (tests/test_release.py).
+reuses the venv build's C). Cython runs when the extensions are built (build_ext), not
+whenever setup.py runs: the sdist leaves the C out, so making it for `sdist` cost a quarter
+of a minute of a core when a fresh build environment's Cython headers were newer than the
+checkout's C (tests/test_release.py).
 
 The evaluation's feature slots (features.pxi, which feature_slots.pxd includes) are written
 first, from the table in the core's features.py: the one place the features are named.

@@ -122,7 +122,7 @@ def table_row(
 ) -> str:
     """The movie's row: FCEUX's end state `fceux`, or its state at `held_at`, the frame
     both emulators were held at (None: the movie's end)."""
-    compared = fceux
+    at = f" at frame {held_at:,}" if held_at else ""
     named = len(nes_py.conflicts)
     if not named:
         differing = [
@@ -133,12 +133,10 @@ def table_row(
         replay, go_on = ("the same" if not differing else ", ".join(differing)), ""
     else:
         replay = f"stops at frame {nes_py.conflicts[0]:,}"
-        same = nes_py.end == {key: compared[key] for key in nes_py.end}
+        same = nes_py.end == {key: fceux[key] for key in nes_py.end}
         ends = "the same" if same else describe(nes_py.first_game or nes_py.end)
-        at = f" at frame {held_at:,}" if held_at else ""
         go_on = f"{ends}{at} ({named} frame{'s' * (named > 1)} named)"
-    fceux_state = describe(fceux) + (f" at frame {held_at:,}" if held_at else "")
-    return f"| `{name}` | {frames:,} | {fceux_state} | {replay} | {go_on} |"
+    return f"| `{name}` | {frames:,} | {describe(fceux)}{at} | {replay} | {go_on} |"
 
 
 def metadata_checks(folder: Path, name: str) -> dict[int, dict[str, object]]:
