@@ -4,17 +4,21 @@ recording saw in RAM."""
 import copy
 import io
 import json
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import Boot, MovieFrames
 
 from nesbot._core.buttons import DOWN, LEFT, RIGHT, A, B
 from nesbot.bot.session import GameResult, play_game
+from nesbot.errors import NesbotWarning
 from nesbot.nes import ram
 from nesbot.nes.fm2 import Fm2Writer, fceux_rom_md5, read_fm2, write_fm2
 from nesbot.nes.menus import GameSetup, start_game
+from nesbot.nes.polls import FrameRecorder
 from nesbot.nes.replay import (
     ReplaySummary,
     replay_on_emulator,
@@ -36,18 +40,17 @@ class Recording:
     result: GameResult  # what play_game reported
 
 
-# Session scope: once per test process, whichever tests of this module run in it.
-@pytest.fixture(scope="session")
-def recording(rom, emulator, boot, ram_digest, tmp_path_factory) -> Recording:
+def _record(emulator, rom, ram_digest, path: Path, boot: Boot | None) -> Recording:
     """A level-19 game from power-on played with seeded random buttons: its .fm2 log and
-    movie, a digest of the RAM after every frame, and the trace records of its new pieces. Up to the
-    level menu these are the session's boot (its pads and RAM digests, kept step by step:
-    starting a game from power-on steps through the same menus, nesbot.nes.menus); the game is
-    recorded live from there on."""
-    path = tmp_path_factory.mktemp("logs") / "game.fm2"
+    movie, a digest of the RAM after every frame, and the trace records of its new pieces.
+    With `boot`, the game starts at the first aligned step and, up to the level menu, these
+    are the session's boot (its pads and RAM digests, kept step by step: starting a game
+    from power-on steps through the same menus, nesbot.nes.menus); without, the emulator is
+    switched on again and the game starts as soon as the menus allow, a few hundred steps
+    in. The game is recorded live from there on."""
     rng = np.random.default_rng(5)
     choices = [0, LEFT, RIGHT, A, B, DOWN, 0, 0]
-    digests, trace, was_active = list(boot.ram_digests), [], False
+    digests, trace, was_active = list(boot.ram_digests if boot else ()), [], False
 
     def watch(_pad: int, emu) -> None:
         nonlocal was_active
@@ -58,24 +61,31 @@ def recording(rom, emulator, boot, ram_digest, tmp_path_factory) -> Recording:
         was_active = state.active
 
     # A log of nes-py's steps, as nesbot wrote before its logs counted FCEUX's frames.
-    recorder = copy.deepcopy(boot.recorder)  # the boot as FCEUX frames, to go on from
+    # The recorder writes the same steps as FCEUX frames (from the boot's, to go on from).
+    recorder = copy.deepcopy(boot.recorder) if boot else FrameRecorder(MovieFrames())
     with Fm2Writer(path, fceux_rom_md5(rom.data), [("seed", "5")], counts_steps=True) as log:
-        for pad in boot.pads:
-            log.write_frame(pad)
-        emulator.load_state(boot.state)
-        emulator.observers[:] = [lambda pad, _emu: log.write_frame(pad), recorder, watch]
+        observers = [lambda pad, _emu: log.write_frame(pad), recorder, watch]
+        if boot:
+            for pad in boot.pads:
+                log.write_frame(pad)
+            emulator.load_state(boot.state)
+        emulator.observers[:] = observers
+        if not boot:
+            emulator.power_on()
         setup = GameSetup(level=19, seed=5)
-        start_game(emulator, setup)
-        result = play_game(
-            emulator,
-            setup,
-            rom,
-            policy=lambda memory, frame: int(rng.choice(choices)),
-            max_frames=GAME_FRAMES,
-        )
+        start_game(emulator, setup, align=boot is not None)
+        with warnings.catch_warnings():  # outside the aligned steps, play says so
+            warnings.simplefilter("ignore", NesbotWarning)
+            result = play_game(
+                emulator,
+                setup,
+                rom,
+                policy=lambda memory, frame: int(rng.choice(choices)),
+                max_frames=GAME_FRAMES,
+            )
     emulator.observers.clear()
     recorder.close()
-    movie = path.with_name("movie.fm2")
+    movie = path.with_name(f"{path.stem}-movie.fm2")
     write_fm2(movie, bytes(recorder.log.frames), fceux_rom_md5(rom.data), [("seed", "5")])
     end = ram.decode(emulator.ram)
     assert len(digests) == emulator.frame  # one per frame from power-on
@@ -88,22 +98,38 @@ def recording(rom, emulator, boot, ram_digest, tmp_path_factory) -> Recording:
     return Recording(path, movie, digests, trace, summary, result)
 
 
+# Session scope: once per test process, whichever tests of this module run in it.
+@pytest.fixture(scope="session")
+def recording(rom, emulator, boot, ram_digest, tmp_path_factory) -> Recording:
+    """A game in the aligned steps, as nesbot plays (the simulator can follow it)."""
+    return _record(emulator, rom, ram_digest, tmp_path_factory.mktemp("logs") / "game.fm2", boot)
+
+
+@pytest.fixture(scope="session")
+def early_recording(rom, emulator, ram_digest, tmp_path_factory) -> Recording:
+    """A game started a few hundred steps after power-on, as a person's log starts: its
+    replay on the emulator need not wait 24,000 steps in the level menu first."""
+    early = _record(emulator, rom, ram_digest, tmp_path_factory.mktemp("logs") / "early.fm2", None)
+    assert early.summary.steps < 3_000
+    return early
+
+
 # The movie's RAM on the emulator is checked by verify (below), which replays it there too.
 def test_emulator_replay_of_a_log_of_steps_gives_identical_ram_and_trace(
-    rom, recording, ram_digest
+    rom, early_recording, ram_digest
 ):
     digests = []
     trace = io.StringIO()
     summary = replay_on_emulator(
         rom,
-        read_fm2(recording.log),
+        read_fm2(early_recording.log),
         trace,
         observers=(lambda pad, emu: digests.append(ram_digest(emu)),),
     )
-    assert digests == recording.ram_digests
-    assert [json.loads(line) for line in trace.getvalue().splitlines()] == recording.trace
-    assert summary == recording.summary
-    result = recording.result
+    assert digests == early_recording.ram_digests
+    assert [json.loads(line) for line in trace.getvalue().splitlines()] == early_recording.trace
+    assert summary == early_recording.summary
+    result = early_recording.result
     assert (summary.score, summary.lines, summary.level, summary.pieces) == (
         result.score,
         result.lines,
