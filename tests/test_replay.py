@@ -64,12 +64,11 @@ def _record(emulator, rom, ram_digest, path: Path, boot: Boot | None) -> Recordi
     # The recorder writes the same steps as FCEUX frames (from the boot's, to go on from).
     recorder = copy.deepcopy(boot.recorder) if boot else FrameRecorder(MovieFrames())
     with Fm2Writer(path, fceux_rom_md5(rom.data), [("seed", "5")], counts_steps=True) as log:
-        observers = [lambda pad, _emu: log.write_frame(pad), recorder, watch]
         if boot:
             for pad in boot.pads:
                 log.write_frame(pad)
             emulator.load_state(boot.state)
-        emulator.observers[:] = observers
+        emulator.observers[:] = [lambda pad, _emu: log.write_frame(pad), recorder, watch]
         if not boot:
             emulator.power_on()
         setup = GameSetup(level=19, seed=5)
