@@ -213,6 +213,29 @@ def test_the_default_evaluator_plays_its_shipped_models_at_15_and_20_hz_alone():
     assert play_from_29(default) == play_from_29(with_value_model(default, shipped, "same"))
 
 
+ROOT = Path(__file__).resolve().parent.parent
+BLEND = ROOT / "scripts" / "learned" / "blend_values.py"
+
+
+def test_the_shipped_20_hz_model_is_the_blend_its_provenance_names(tmp_path: Path):
+    shipped = value_model_for(get_evaluator(reaction=18), 20)
+    assert shipped is not None
+    made = tmp_path / "blend.json"
+    argv = [shipped.provenance["first"], shipped.provenance["second"]]
+    argv += ["--weight", str(shipped.provenance["weight"]), "--out", str(made)]
+    run = subprocess.run([sys.executable, str(BLEND), *argv], cwd=ROOT, capture_output=True)
+    assert run.returncode == 0, run.stderr
+    assert load_value_model(made) == shipped  # the table, tap rate, level, scale and use
+    refused = subprocess.run(
+        [sys.executable, str(BLEND), *argv[:2], "--weight", "2", "--out", str(made)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert refused.returncode == 2
+    assert refused.stderr == "blend_values.py: error: --weight 2.0 is not between 0 and 1\n"
+
+
 def test_a_run_with_a_model_is_another_run_than_without():
     def identity(evaluator):
         return run_identity(GameSpec(evaluator, SETTINGS, 29, 1, 0, 39))
