@@ -153,8 +153,13 @@ def encoder_has_written(video: Path) -> bool:
     """True once the encoder has written packets, not only the container's header: the
     video then holds frames (the first picture, whole, is most of a megabyte). It is written
     beside its path until it is complete (nesbot.output_file)."""
-    written = video.parent.glob(f"{video.stem}.partial-*{video.suffix}")
-    return any(path.stat().st_size > 4096 for path in written)
+    for path in video.parent.glob(f"{video.stem}.partial-*{video.suffix}"):
+        try:
+            if path.stat().st_size > 4096:
+                return True
+        except FileNotFoundError:  # renamed or removed as nesbot ended: the caller says why
+            pass
+    return False
 
 
 def menu_log(path: Path, frames: int) -> Path:
