@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from public_data import ROOT
 
 from nesbot._core.game import Game
 from nesbot._core.learned import ACTIVE, SIZE, ValueModel, game_features
@@ -213,7 +214,6 @@ def test_the_default_evaluator_plays_its_shipped_models_at_15_and_20_hz_alone():
     assert play_from_29(default) == play_from_29(with_value_model(default, shipped, "same"))
 
 
-ROOT = Path(__file__).resolve().parent.parent
 BLEND = ROOT / "scripts" / "learned" / "blend_values.py"
 
 
