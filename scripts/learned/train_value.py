@@ -89,21 +89,21 @@ def main() -> int:
     try:
         starts = [s for s in json.loads(args.states.read_text()) if s is not None]
         config = ValueTrainingConfig(
-            args.tap_hz,
-            args.reaction,
-            args.seed,
-            args.games,
-            args.lam,
-            args.sweeps,
-            args.ridge,
-            args.replay,
-            args.scale,
-            args.max_pieces,
-            args.states.name,
-            args.evaluator,
-            args.at_leaves,
-            args.init.name if args.init else "",
-            args.reach_bonus,
+            tap_hz=args.tap_hz,
+            reaction=args.reaction,
+            seed=args.seed,
+            games=args.games,
+            lam=args.lam,
+            sweeps=args.sweeps,
+            ridge=args.ridge,
+            replay=args.replay,
+            scale=args.scale,
+            max_pieces=args.max_pieces,
+            states=args.states.name,
+            evaluator=args.evaluator,
+            at_leaves=args.at_leaves,
+            init=args.init.name if args.init else "",
+            reach_bonus=args.reach_bonus,
         )
         # The policy is the evaluation and the model being trained, not a shipped one.
         evaluator = without_value_model(get_evaluator(args.evaluator, reaction=args.reaction))
