@@ -201,9 +201,9 @@ def test_the_default_evaluator_plays_its_shipped_models_at_15_and_20_hz_alone():
     assert build_planner(default, SETTINGS).value_model is not None
     at_20 = value_model_for(default, 20)
     assert at_20 is not None and at_20.tap_hz == 20 and at_20.at_leaves and at_20.scale == 3.0
-    # docs/strength-log.md, "Toward 85% at 20 Hz": a tenth of the 15 Hz table's judgement
+    # docs/strength-log.md, "Toward 85% at 20 Hz": 15% of the 15 Hz table's judgement
     assert at_20.provenance["source"] == "scripts/learned/blend_values.py"
-    assert at_20.provenance["weight"] == 0.1
+    assert at_20.provenance["weight"] == 0.15
     assert build_planner(default, replace(SETTINGS, tap_hz=20)).value_model is not None
     for tap_hz in (30, 12):
         assert value_model_for(default, tap_hz) is None
