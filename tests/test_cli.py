@@ -388,7 +388,7 @@ def test_the_next_pieces_width_is_an_option_of_every_planning_command():
 
 def test_the_kill_screens_third_piece_is_an_option_of_every_planning_command():
     """--kill-screen-third-width reaches the planner's settings; none is the format's
-    default (2 with a reaction at 30 Hz, else 0), 0 turns it off, and past the kill
+    default (2 with a reaction at 30 and 20 Hz, else 0), 0 turns it off, and past the kill
     screen's lookahead width it is a one-line error."""
     for command in PLANNING_COMMANDS:
         settings = planner_settings_of(command, "--kill-screen-third-width", "1")

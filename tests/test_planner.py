@@ -338,8 +338,8 @@ def test_lookahead_2_weighs_two_unknown_pieces_with_the_pickers_odds(level, sett
 
 def test_three_unknown_pieces_deep_is_the_formats_default_within_the_kill_screens_width():
     """kill_screen_third_width re-judges some of the kill screen's deep candidates, so it
-    is at most kill_screen_deep_width; by default 2 with a reaction at 30 Hz (measured
-    there), else 0 (none). Its branches are lookahead 2's."""
+    is at most kill_screen_deep_width; by default 2 with a reaction at 30 and 20 Hz
+    (measured there), else 0 (none). Its branches are lookahead 2's."""
     planner = build_planner(MEATFIGHTER, PlannerSettings(reaction=18))
     assert (planner.kill_third_width, planner.kill_third_branch, planner.kill_third_branch2) == (
         2,
@@ -347,9 +347,9 @@ def test_three_unknown_pieces_deep_is_the_formats_default_within_the_kill_screen
         1,
     )
     assert PlannerSettings().kill_screen_third_width == 0
-    at_20hz = PlannerSettings(reaction=18).at_tap_hz(20)
-    assert at_20hz.kill_screen_third_width == 0
-    assert at_20hz.at_tap_hz(30).kill_screen_third_width == 2
+    at_15hz = PlannerSettings(reaction=18).at_tap_hz(15)
+    assert at_15hz.kill_screen_third_width == 0
+    assert at_15hz.at_tap_hz(20).kill_screen_third_width == 2
     assert PlannerSettings(reaction=18, kill_screen_deep_width=1).kill_screen_third_width == 1
     assert PlannerSettings(reaction=18, kill_screen_third_width=0).kill_screen_third_width == 0
     planner = build_planner(MEATFIGHTER, PlannerSettings(kill_screen_third_width=3))

@@ -46,12 +46,14 @@ FORMAT_DEEP_BRANCH = 4
 # continuation"). At 20 Hz with a reaction 200 fresh games made +32,198 before level 29 but
 # -2,968 ± 21,250 at level 39 (5.5 points fewer reached it): one pair each there.
 NEXT_WIDTH_30HZ = 2
-# From level 29 with a reaction at 30 Hz, the best 2 of the kill screen's deep candidates
-# are judged three unknown pieces deep: +14,904 ± 5,242 at level 39 on 1,000 fresh games of the
-# format, nothing before 29 (docs/strength.md, "What the blind frames cost at the kill
-# screen"). Off elsewhere: at 20 Hz 200 fresh games showed +5,510 ± 16,811 (noise), slower
-# taps and no reaction are unmeasured. Never wider than kill_screen_deep_width.
+# From level 29 with a reaction at 30 and 20 Hz, the best 2 of the kill screen's deep
+# candidates are judged three unknown pieces deep: at 30 Hz +14,904 ± 5,242 at level 39 on
+# 1,000 fresh games of the format, nothing before 29 (docs/strength.md, "What the blind
+# frames cost at the kill screen"); at 20 Hz, with its learned value, reach 39 +4.5 ± 1.2
+# points and +9,799 ± 4,348 at level 39 on 1,000 fresh games. Off at slower taps and
+# without a reaction (unmeasured). Never wider than kill_screen_deep_width.
 KILL_THIRD_WIDTH_FORMAT = 2
+KILL_THIRD_TAP_RATES = (30, 20)
 # The fields given as BY_FORMAT take the default for the tap rate and reaction. On the
 # command line 0 asks for it (options.py); here 0 is a width of its own (the third look off).
 BY_FORMAT = -1
@@ -81,7 +83,7 @@ class PlannerSettings:
     of those, the best so many judged again three unknown pieces deep, following the
     kill_screen_third_branch best placements of the first unknown piece and the
     kill_screen_third_branch2 best of the second (0: none; BY_FORMAT: 2 with a reaction at
-    30 Hz, else 0). next_width: with a
+    30 and 20 Hz, else 0). next_width: with a
     lookahead, each first placement enters the `width` its lookahead judges with its
     next_width best placements of the next piece (by the two pieces), so it is worth its
     best continuation by the lookahead's value (1: its best pair alone; BY_FORMAT: 2 at
@@ -113,12 +115,13 @@ class PlannerSettings:
                 check_whole(field_name, getattr(self, field_name))
         fast = self.tap_hz == 30
         wide = fast and self.reaction > 0
+        third = self.reaction > 0 and self.tap_hz in KILL_THIRD_TAP_RATES
         by_format = {
             "deep_width": FORMAT_DEEP_WIDTH if wide else DEFAULT_DEEP_WIDTH,
             "deep_branch": FORMAT_DEEP_BRANCH if wide else DEFAULT_DEEP_BRANCH,
             "next_width": NEXT_WIDTH_30HZ if fast else 1,
             "kill_screen_third_width": (
-                min(KILL_THIRD_WIDTH_FORMAT, self.kill_screen_deep_width) if wide else 0
+                min(KILL_THIRD_WIDTH_FORMAT, self.kill_screen_deep_width) if third else 0
             ),
         }
         left = tuple(name for name in by_format if getattr(self, name) == BY_FORMAT)

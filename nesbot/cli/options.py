@@ -199,7 +199,7 @@ def add_planner_options(parser: argparse.ArgumentParser, reaction: bool = True) 
         default=default["kill_screen_third_width"],
         help=f"from level 29: of the {DEFAULT_KILL_DEEP_WIDTH} first placements lookahead 2 "
         "judges two unknown pieces deep, the best this many judged again three deep; 0: none "
-        f"({KILL_THIRD_WIDTH_FORMAT} with --reaction at 30 Hz, else 0)",
+        f"({KILL_THIRD_WIDTH_FORMAT} with --reaction at 30 and 20 Hz, else 0)",
     )
     if not reaction:
         return
