@@ -1,6 +1,7 @@
 # A learned value of a board (nesbot._core.learned): a sum of table entries over the board's
-# column heights, their neighbouring pairs, its holes and the lines left to level 39 (an
-# n-tuple network), in thousands of line-clear points to come. The planner judges its
+# column heights, their neighbouring pairs, its holes and the lines left to its goal level
+# (39, or 29 for the stack before it; an n-tuple network), in thousands of line-clear points
+# to come. The planner judges its
 # kill screen by it too (Planner.value_model: its final candidates, or the lookahead's
 # last boards); nesbot/bot/value_model.py reads and writes its file,
 # scripts/learned/train_value.py trains it.
@@ -12,7 +13,7 @@ cdef enum:
     VM_HEIGHTS = 21                  # a column's height 0-20
     VM_PAIR = 16                     # heights 0-15 (more: 15) in the pair tables
     VM_HOLES = 16                    # holes 0-15
-    VM_LEFT = 21                     # lines left to level 39, in fives: 0-20
+    VM_LEFT = 21                     # lines left to the goal level, in fives: 0-20
     VM_OFF_HEIGHT = 0                                       # 10 x 21
     VM_OFF_PAIR = VM_OFF_HEIGHT + VM_COLUMNS * VM_HEIGHTS   # 9 x 16 x 16
     VM_OFF_WALL = VM_OFF_PAIR + 9 * VM_PAIR * VM_PAIR       # 2 x 16 x 16: a wall's column
@@ -26,7 +27,7 @@ cdef enum:
 
 
 cdef int value_features(const Board* b, int lines_left, int* out) noexcept nogil
-cdef int lines_to_39(int level, const unsigned char* lines) noexcept nogil
+cdef int lines_to(int goal_level, int level, const unsigned char* lines) noexcept nogil
 
 
 cdef class ValueModel:
@@ -34,6 +35,8 @@ cdef class ValueModel:
     cdef public int from_level       # the planner uses it from this level on
     cdef public double scale         # evaluation units a thousand points are worth
     cdef public bint at_leaves       # judge the lookahead's last boards, not re-rank choices
+    cdef public int goal_level       # the level whose lines left it reads
+    cdef int lines_left(self, int level, const unsigned char* lines) noexcept nogil
     cdef double value(self, const Board* b, int lines_left) noexcept nogil
     # The same from a board's column tops and cells (bound.Tops: holes are the cells below
     # the tops not filled), for the pruning bound: the same value as value() of that board.

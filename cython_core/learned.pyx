@@ -3,8 +3,9 @@ points, as a sum of table entries read off the board (an n-tuple network over th
 
 The tables: each column's height (0-20); each neighbouring pair's heights (0-15 each); each
 wall's column with the highest of columns 2-7 (0-15 each: a tower the slow taps cannot get
-round); the holes (covered empty cells, 0-15); the highest column; the lines left to level
-39 in fives; a constant. A board reads VM_ACTIVE entries, so a value costs about as much as
+round); the holes (covered empty cells, 0-15); the highest column; the lines left to the
+model's goal level in fives (39; 29 for a model of the stack before it, where past level 29
+it reads 0); a constant. A board reads VM_ACTIVE entries, so a value costs about as much as
 one feature group of the evaluation. From `from_level` the planner subtracts `scale` times
 it (Planner.value_model) either from each of its final candidates' values before it chooses
 (the tables say which of the few placements the search ranks best keeps most points to
@@ -38,11 +39,12 @@ cdef inline int clamp(int x, int high) noexcept nogil:
     return 0 if x < 0 else (high if x > high else x)
 
 
-cdef int lines_to_39(int level, const unsigned char* lines) noexcept nogil:
-    """Lines left to level 39 for a game past its first level-up (a level every 10 lines):
-    lines is BCD, little-endian (GameC.lines)."""
+cdef int lines_to(int goal_level, int level, const unsigned char* lines) noexcept nogil:
+    """Lines left to `goal_level` (0 once there) for a game past its first level-up (a
+    level every 10 lines; before it, more than the table's last bucket anyway): lines is
+    BCD, little-endian (GameC.lines)."""
     cdef int ones = lines[0] & 0x0F
-    return clamp((39 - level) * 10 - ones, 1000)
+    return clamp((goal_level - level) * 10 - ones, 1000)
 
 
 cdef int value_features(const Board* b, int lines_left, int* out) noexcept nogil:
@@ -86,20 +88,22 @@ cdef int surface_indices(const int* heights, int holes, int lines_left,
     return n + 6
 
 
-def game_features(Game game not None) -> np.ndarray:
-    """The table indices the game's board reads (with its lines left to level 39): what
+def game_features(Game game not None, int goal_level=39) -> np.ndarray:
+    """The table indices the game's board reads (with its lines left to `goal_level`): what
     training fits. int32, VM_ACTIVE of them."""
     cdef int out[VM_ACTIVE]
     cdef int k
-    value_features(&game.g.board, lines_to_39(game.g.level, game.g.lines), out)
+    value_features(&game.g.board, lines_to(goal_level, game.g.level, game.g.lines), out)
     return np.array([out[k] for k in range(VM_ACTIVE)], dtype=np.int32)
 
 
 cdef class ValueModel:
     """The tables (VM_SIZE doubles in LAYOUT order), the level the planner uses them from,
-    and the evaluation units a thousand points of value are worth there."""
+    the evaluation units a thousand points of value are worth there, and the level whose
+    lines left the tables read."""
 
-    def __init__(self, table, int from_level=29, double scale=1.0, bint at_leaves=False):
+    def __init__(self, table, int from_level=29, double scale=1.0, bint at_leaves=False,
+                 int goal_level=39):
         cdef double[::1] values = np.ascontiguousarray(table, dtype=np.float64)
         cdef int k
         if values.shape[0] != VM_SIZE:
@@ -113,6 +117,10 @@ cdef class ValueModel:
         self.from_level = from_level
         self.scale = scale
         self.at_leaves = at_leaves
+        self.goal_level = goal_level
+
+    cdef int lines_left(self, int level, const unsigned char* lines) noexcept nogil:
+        return lines_to(self.goal_level, level, lines)
 
     cdef double value(self, const Board* b, int lines_left) noexcept nogil:
         cdef int out[VM_ACTIVE]
@@ -133,7 +141,7 @@ cdef class ValueModel:
 
     def game_value(self, Game game not None) -> float:
         """The value of the game's board (thousands of points to come)."""
-        return self.value(&game.g.board, lines_to_39(game.g.level, game.g.lines))
+        return self.value(&game.g.board, self.lines_left(game.g.level, game.g.lines))
 
     def table_array(self) -> np.ndarray:
         """A copy of the tables."""

@@ -25,7 +25,7 @@ from nesbot._core.calming cimport (
 )
 from nesbot._core.evaluate cimport evaluate
 from nesbot._core.game cimport Game
-from nesbot._core.learned cimport ValueModel, lines_to_39
+from nesbot._core.learned cimport ValueModel
 from nesbot._core.moves cimport Placement, Searcher, plain_path
 from nesbot._core.pieces cimport (
     LEVEL_ONE_FRAME_ROWS,
@@ -298,7 +298,7 @@ cdef class Planner:
         # a choice's leaves have them or none.
         cdef bint learned = (further and self.has_learned and self.learned.at_leaves
                              and chain.judged_at >= self.learned.from_level)
-        cdef int lines_left = lines_to_39(chain.level, chain.lines) if learned else 0
+        cdef int lines_left = self.learned.lines_left(chain.level, chain.lines) if learned else 0
         spawn.das = 0
         spawn.hold_down_points = 0
         if bounded:
@@ -598,7 +598,8 @@ cdef class Planner:
             for k in range(self.candidate_count):
                 self.candidates[k].verdict.value -= self.learned.scale * self.learned.value(
                     &self.candidates[k].chain.board,
-                    lines_to_39(self.candidates[k].chain.level, self.candidates[k].chain.lines))
+                    self.learned.lines_left(self.candidates[k].chain.level,
+                                            self.candidates[k].chain.lines))
         chosen = &self.candidates[0]
         for k in range(1, self.candidate_count):
             if better(&self.candidates[k].verdict, &chosen.verdict):

@@ -12,7 +12,7 @@ import pytest
 from public_data import ROOT
 
 from nesbot._core.game import Game
-from nesbot._core.learned import ACTIVE, SIZE, ValueModel, game_features
+from nesbot._core.learned import ACTIVE, LAYOUT, SIZE, ValueModel, game_features
 from nesbot._core.whole_games import play
 from nesbot.bot.planning import PlannerSettings, build_planner
 from nesbot.bot.value_model import (
@@ -69,6 +69,25 @@ def test_model_file_round_trip(tmp_path: Path):
     leaves = replace(model, at_leaves=True)
     save_value_model(leaves, path)
     assert load_value_model(path) == leaves and load_value_model(path).model().at_leaves
+    assert "goal_level" not in json.loads(path.read_text())
+    before_29 = replace(model, goal_level=29)
+    save_value_model(before_29, path)
+    assert load_value_model(path).model().goal_level == 29
+
+
+def test_a_model_reads_the_lines_left_to_its_goal_level():
+    """Level 27 with 3 of its lines: 117 lines to level 39 (the table's last bucket of
+    fives), 17 to level 29 (bucket 3); past its goal level a model reads 0 lines left."""
+    state = Game.start(LEVEL_29, 0x8988).state()
+    state["level"], state["lines"] = 27, [0x53, 0x02]  # 253 lines (BCD)
+    game = Game.from_state(state)
+    offset = next(offset for name, offset, _ in LAYOUT if name == "lines_left")
+    left = [int(game_features(game, goal)[-2]) - offset for goal in (39, 29, 20)]
+    assert left == [20, 3, 0]
+    table = np.zeros(SIZE)
+    table[offset + 3] = 7.0
+    assert ValueModel(table, goal_level=29).game_value(game) == 7.0
+    assert ValueModel(table).game_value(game) == 0.0
 
 
 @pytest.mark.parametrize(
@@ -85,6 +104,7 @@ def test_model_file_round_trip(tmp_path: Path):
         ({"layout": []}, "its layout is not this nesbot's tables"),
         ({"extra": 1}, "has unknown keys: extra"),
         ({"at_leaves": 1}, "at_leaves 1 is not true or false"),
+        ({"goal_level": 29.5}, "goal_level 29.5 is not a level 0-255"),
     ],
 )
 def test_a_bad_model_file_is_refused_in_one_line(tmp_path: Path, change: dict, message: str):
@@ -382,3 +402,23 @@ def test_the_reach_bonus_is_the_last_reward_of_an_episode_that_reaches_level_39(
         ends[bonus] = state.replay_ends[-1]
     assert np.array_equal(ends[50.0][:, 2] - ends[0.0][:, 2], [50.0, 50.0])
     assert np.array_equal(ends[50.0][:, :2], ends[0.0][:, :2])
+
+
+def test_a_bonus_level_before_the_end_rewards_the_piece_that_reaches_it():
+    """A model for the stack before level 29 (bonus_level 29) earns its bonus on the piece
+    whose clear reaches level 29; the episode plays on past it."""
+    starts = []
+    for state in start_states(2):
+        state["level"], state["lines"] = 28, [0x89, 0x02]  # 289 lines (BCD)
+        state["rows"] = [*state["rows"][:-1], 0x3FE]
+        starts.append(state)
+    rewards = {}
+    for bonus in (0.0, 50.0):
+        config = replace(CONFIG, reach_bonus=bonus, from_level=28, bonus_level=29)
+        state = new_state(config)
+        entry = iterate(state, get_evaluator(reaction=18), starts, 1)
+        assert entry["reach29"] == 1.0 and entry["reach39"] == 0.0
+        assert state.replay_ends[-1][:, 1].all()  # cut at max_pieces: past level 29
+        rewards[bonus] = state.replay_rewards[-1]
+    added = rewards[50.0] - rewards[0.0]
+    assert sorted(added[added != 0]) == [50.0, 50.0]

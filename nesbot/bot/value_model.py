@@ -2,8 +2,8 @@
 
 A value model (nesbot._core.learned) is a table of numbers: what a board's line clears still
 to come are worth, in thousands of points, read off its column heights, their neighbouring
-pairs, its holes and the lines left to level 39. Its file is JSON of numbers alone (loading
-one runs no code):
+pairs, its holes and the lines left to its goal level. Its file is JSON of numbers alone
+(loading one runs no code):
 
     {"format": "nesbot-value-model", "version": 1, "tap_hz": 15, "from_level": 29,
      "scale": 3.0, "layout": [["height", 0, [10, 21]], ...], "table": [3085 numbers],
@@ -53,16 +53,31 @@ class ValueModelFile:
     # True: the learned value judges the lookahead's last boards (each placement of the
     # last unknown piece), not the planner's final candidates.
     at_leaves: bool = False
+    # The level whose lines left the tables read: 39, or 29 for a model of the stack
+    # before level 29 (the file's "goal_level", left out when 39).
+    goal_level: int = 39
 
     def model(self) -> ValueModel:
         """The core's model, for Planner.value_model."""
-        return ValueModel(np.array(self.table), self.from_level, self.scale, self.at_leaves)
+        return ValueModel(
+            np.array(self.table), self.from_level, self.scale, self.at_leaves, self.goal_level
+        )
 
     def identity(self) -> dict[str, Any]:
         """What games played with it depend on (a run's identity, nesbot.lab.game_runs)."""
         table = hashlib.sha256(json.dumps(list(self.table)).encode()).hexdigest()
-        where = {"at_leaves": True} if self.at_leaves else {}  # none: as saved before
-        return {"table_sha256": table, "from_level": self.from_level, "scale": self.scale} | where
+        # keys left out at their first values: a run's identity as saved before them
+        return {
+            "table_sha256": table,
+            "from_level": self.from_level,
+            "scale": self.scale,
+        } | self._optional()
+
+    def _optional(self) -> dict[str, Any]:
+        """The keys a file leaves out at their first values."""
+        return ({"at_leaves": True} if self.at_leaves else {}) | (
+            {"goal_level": self.goal_level} if self.goal_level != 39 else {}
+        )
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -71,7 +86,7 @@ class ValueModelFile:
             "tap_hz": self.tap_hz,
             "from_level": self.from_level,
             "scale": self.scale,
-            **({"at_leaves": True} if self.at_leaves else {}),
+            **self._optional(),
             "layout": [[name, offset, list(shape)] for name, offset, shape in LAYOUT],
             "table": [float(x) for x in self.table],
             "provenance": self.provenance,
@@ -91,6 +106,12 @@ def _number(path: Path, key: str, value: object) -> float:
     return float(value)  # type: ignore[arg-type]
 
 
+def _level(path: Path, key: str, value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 255:
+        raise NesbotError(f"value model {path}: {key} {value!r} is not a level 0-255")
+    return value
+
+
 def load_value_model(path: str | os.PathLike[str]) -> ValueModelFile:
     """Read a value model file; a bad one is refused with one line naming what is wrong."""
     path = Path(path)
@@ -99,7 +120,7 @@ def load_value_model(path: str | os.PathLike[str]) -> ValueModelFile:
         raise NesbotError(f"value model {path} is not a {FORMAT} file")
     if data.get("version") != VERSION:
         raise NesbotError(f"value model {path}: version {data.get('version')!r} is not {VERSION}")
-    check_keys(path, "value model", data, KEYS, (*KEYS, "at_leaves"))
+    check_keys(path, "value model", data, KEYS, (*KEYS, "at_leaves", "goal_level"))
     expected = [[name, offset, list(shape)] for name, offset, shape in LAYOUT]
     if data["layout"] != expected:
         raise NesbotError(f"value model {path}: its layout is not this nesbot's tables")
@@ -112,13 +133,7 @@ def load_value_model(path: str | os.PathLike[str]) -> ValueModelFile:
         raise NesbotError(
             f"value model {path}: tap_hz {tap_hz!r} is not one of {sorted(TAP_RATES)}"
         )
-    from_level = data["from_level"]
-    if (
-        isinstance(from_level, bool)
-        or not isinstance(from_level, int)
-        or not 0 <= from_level <= 255
-    ):
-        raise NesbotError(f"value model {path}: from_level {from_level!r} is not a level 0-255")
+    from_level = _level(path, "from_level", data["from_level"])
     scale = _number(path, "scale", data["scale"])
     if scale < 0:
         raise NesbotError(f"value model {path}: scale {scale} is negative")
@@ -127,7 +142,10 @@ def load_value_model(path: str | os.PathLike[str]) -> ValueModelFile:
     at_leaves = data.get("at_leaves", False)
     if not isinstance(at_leaves, bool):
         raise NesbotError(f"value model {path}: at_leaves {at_leaves!r} is not true or false")
-    return ValueModelFile(values, tap_hz, from_level, scale, data["provenance"], at_leaves)
+    goal_level = _level(path, "goal_level", data.get("goal_level", 39))
+    return ValueModelFile(
+        values, tap_hz, from_level, scale, data["provenance"], at_leaves, goal_level
+    )
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,8 @@
 """Approximate policy iteration for a learned kill-screen value (nesbot._core.learned).
 
 Each iteration plays `games` episodes from the states the format's tuning games reach level
-29 in (scripts/strength/from_level_29.py's states), each from a start state and with pieces
+29 in (scripts/strength/from_level_29.py's states; for a model that plays from an earlier
+`from_level`, the states they reach that level in), each from a start state and with pieces
 drawn for (seed, iteration, episode), to level 39 or the top-out, piece by piece, with the
 planner playing the model of the iteration before (re-ranking its choices, or at the
 lookahead's leaves with `at_leaves`; the first iteration's model is all zeros, the
@@ -9,8 +10,8 @@ defaults' own play, unless the run starts from a model's table, `init`). Every a
 (the board after a piece locks and its lines clear) is kept with the line-clear points of
 the piece that made it. The targets are TD(lambda) returns: the points still to come from
 each afterstate, the tail bootstrapped with the model before (undiscounted, 0 after a
-top-out or level 39; with `reach_bonus`, reaching level 39 earns that many thousand points
-more, so the value weighs surviving the kill screen as well as its points). The model is
+top-out or level 39; with `reach_bonus`, reaching `bonus_level` (39) earns that many thousand
+points more, so the value weighs surviving to it as well as the points). The model is
 then fitted to the targets of the last `replay` iterations' afterstates by ridge regression
 toward the model before (the normal equations of the tables' entries, solved exactly: no
 random draws), so the value learns what the alternatives' outcomes tell through the policy
@@ -31,7 +32,6 @@ import numpy as np
 
 from nesbot._core.game import Game
 from nesbot._core.learned import ACTIVE, SIZE, game_features
-from nesbot._core.pieces import KILL_SCREEN_LEVEL
 from nesbot._core.whole_games import play
 from nesbot.bot.planning import PlannerSettings
 from nesbot.bot.value_model import ValueModelFile, with_value_model
@@ -64,9 +64,12 @@ class ValueTrainingConfig:
     evaluator: str = ""  # the base evaluator's name
     at_leaves: bool = False  # the model plays at the lookahead's last boards (ValueModelFile)
     init: str = ""  # the model file the run starts from ("": all zeros)
-    # thousands of points an episode earns for reaching level 39 (0: points alone): a value
-    # that weighs surviving the kill screen against its Tetrises
+    # thousands of points an episode earns for reaching bonus_level (0: points alone): a
+    # value that weighs surviving against the Tetrises
     reach_bonus: float = 0.0
+    from_level: int = 29  # the level the model plays from (the start states')
+    # where reach_bonus is earned, and the model's goal level (it reads the lines left to it)
+    bonus_level: int = LEVEL_39
 
 
 @dataclass
@@ -77,10 +80,29 @@ class Episode:
     truncated: bool  # cut at max_pieces: the last afterstate's tail is bootstrapped
     reached_39: bool
     points: float  # line points from the start state (thousands)
+    # the piece that first reached the bonus level: the index of its reward, len(rewards)
+    # for the last piece's (final_reward), -1 if none did
+    bonus_at: int = -1
+
+    def with_bonus(self, bonus: float) -> "Episode":
+        """The episode with `bonus` added to the reward of the piece that reached the
+        bonus level, so that the targets carry it back."""
+        if self.bonus_at < 0 or not bonus:
+            return self
+        if self.bonus_at == len(self.rewards):
+            return replace(self, final_reward=self.final_reward + bonus)
+        rewards = self.rewards.copy()
+        rewards[self.bonus_at] += bonus
+        return replace(self, rewards=rewards)
 
 
 def play_episode(
-    evaluator: Evaluator, settings: PlannerSettings, state: dict, pieces_seed: int, max_pieces: int
+    evaluator: Evaluator,
+    settings: PlannerSettings,
+    state: dict,
+    pieces_seed: int,
+    max_pieces: int,
+    bonus_level: int = LEVEL_39,
 ) -> Episode:
     """One episode from `state`, a piece at a time, its afterstates kept."""
     game = Game.from_state(state)
@@ -90,6 +112,7 @@ def play_episode(
     final = 0.0
     truncated = reached = False
     total = 0.0
+    bonus_at = -1 if state["level"] < bonus_level else -2  # -2: there from the start
     while True:
         if len(features) >= max_pieces:
             truncated = True
@@ -97,11 +120,13 @@ def play_episode(
         result = play(planner, game, MAX_FRAMES, LEVEL_39, settings.reaction, pieces_seed, 1)
         points = result["line_points"] / POINTS_UNIT
         total += points
+        if bonus_at == -1 and result["level"] >= bonus_level:
+            bonus_at = len(features)
         if result["topped_out"] or result["level"] >= LEVEL_39 or not game.active:
             final = points
             reached = result["level"] >= LEVEL_39
             break
-        features.append(game_features(game))
+        features.append(game_features(game, bonus_level))
         rewards.append(points)
     return Episode(
         np.array(features, dtype=np.int32).reshape(-1, ACTIVE),
@@ -110,10 +135,11 @@ def play_episode(
         truncated,
         reached,
         total,
+        max(bonus_at, -1),
     )
 
 
-def _episode_job(job: tuple[Evaluator, PlannerSettings, dict, int, int]) -> Episode:
+def _episode_job(job: tuple[Evaluator, PlannerSettings, dict, int, int, int]) -> Episode:
     return play_episode(*job)
 
 
@@ -265,27 +291,22 @@ def iterate(
     model = ValueModelFile(
         tuple(float(x) for x in state.table),
         config.tap_hz,
-        KILL_SCREEN_LEVEL,
+        config.from_level,
         config.scale,
         at_leaves=config.at_leaves,
+        goal_level=config.bonus_level,
     )
     player = with_value_model(evaluator, model, f"iteration{state.iteration}")
     picks, seeds = episode_starts(config, state.iteration, len(starts))
     jobs = [
-        (player, settings, starts[int(p)], int(s), config.max_pieces)
+        (player, settings, starts[int(p)], int(s), config.max_pieces, config.bonus_level)
         for p, s in zip(picks, seeds, strict=True)
     ]
     episodes: list[Episode | None] = [None] * len(jobs)
     for k, episode in map_indexed(_episode_job, jobs, workers):
         episodes[k] = episode
     played = [e for e in episodes if e is not None]
-    # the bonus is part of the last piece's reward, so the targets carry it back
-    features, rewards, ends = _stack(
-        [
-            replace(e, final_reward=e.final_reward + config.reach_bonus) if e.reached_39 else e
-            for e in played
-        ]
-    )
+    features, rewards, ends = _stack([e.with_bonus(config.reach_bonus) for e in played])
     state.replay_features = [*state.replay_features, features][-config.replay :]
     state.replay_rewards = [*state.replay_rewards, rewards][-config.replay :]
     state.replay_ends = [*state.replay_ends, ends][-config.replay :]
@@ -317,6 +338,7 @@ def iterate(
         "episodes": len(played),
         "afterstates": len(features),
         "reach39": float(np.mean([e.reached_39 for e in played])),
+        f"reach{config.bonus_level}": float(np.mean([e.bonus_at >= 0 for e in played])),
         "points_mean": float(points.mean()),
         "points_se": float(points.std(ddof=1) / np.sqrt(len(points))) if len(points) > 1 else 0.0,
         "rmse_before": float(np.sqrt(np.mean((before - targets) ** 2))),

@@ -30,11 +30,17 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=200)
     parser.add_argument("--evaluator", default="nesbot-rightwell-tall")
     parser.add_argument("--cache", type=Path, default=Path("results/learned/states"))
+    parser.add_argument(
+        "--level",
+        type=int,
+        default=KILL_SCREEN_LEVEL,
+        help="the level the states are kept at (29; 18: the games' starts)",
+    )
     args = parser.parse_args()
     # A shipped value model acts from level 29 on: the states reaching it are the same.
     base = get_evaluator(args.evaluator, reaction=REACTION)
     settings = PlannerSettings(reaction=REACTION, tap_hz=args.tap_hz)
-    final = states_path(args.cache, base, args.tap_hz, args.seed, args.games, KILL_SCREEN_LEVEL)
+    final = states_path(args.cache, base, args.tap_hz, args.seed, args.games, args.level)
     partial = final.with_suffix(".jsonl")
     args.cache.mkdir(parents=True, exist_ok=True)
     done: dict[int, dict | None] = {}
@@ -46,12 +52,13 @@ def main() -> None:
         for index in range(args.games):
             if index in done:
                 continue
-            done[index] = arrive((base, settings, args.seed, index, KILL_SCREEN_LEVEL))
+            done[index] = arrive((base, settings, args.seed, index, args.level))
             out.write(json.dumps({"index": index, "state": done[index]}) + "\n")
             out.flush()
             print(index, done[index] is not None, flush=True)
     final.write_text(json.dumps([done[i] for i in range(args.games)]))
-    print(f"{sum(s is not None for s in done.values())} of {args.games} reach level 29: {final}")
+    reached = sum(s is not None for s in done.values())
+    print(f"{reached} of {args.games} reach level {args.level}: {final}")
 
 
 if __name__ == "__main__":

@@ -1,14 +1,17 @@
-"""Train a learned kill-screen value (nesbot/lab/value_training.py says how) and write it.
+"""Train a learned value (nesbot/lab/value_training.py says how) and write it.
 
     .venv/bin/python scripts/learned/train_value.py --tap-hz 15 --seed 1 --iterations 8 \\
         --games 40 \\
         --states results/learned/states/states-nesbot-rightwell-tall-15hz-7000-40.json \\
         --checkpoint results/learned/value15_checkpoint.npz --out results/learned/value15.json
 
-The states are those from_level_29.py keeps (the tuning games' level-29 states). After every
-iteration the checkpoint and the model file (with its provenance: command, seed, games,
-commit, each iteration's figures) are written; the same command with --resume goes on
-from the checkpoint (a larger --iterations continues the same run).
+The states are those from_level_29.py keeps (the tuning games' level-29 states; for a model
+that plays from an earlier --from-level, those level29_states.py --level keeps), and
+--bonus-level is where --reach-bonus is earned (39: surviving the kill screen; 29 at slow
+taps, where the stack before it is the risk). After every iteration the checkpoint and the
+model file (with its provenance: command, seed, games, commit, each iteration's figures)
+are written; the same command with --resume goes on from the checkpoint (a larger
+--iterations continues the same run).
 """
 
 import argparse
@@ -77,7 +80,14 @@ def main() -> int:
         "--reach-bonus",
         type=float,
         default=0.0,
-        help="thousands of points an episode earns for reaching level 39 (0)",
+        help="thousands of points an episode earns for reaching --bonus-level (0)",
+    )
+    parser.add_argument("--bonus-level", type=int, default=39)
+    parser.add_argument(
+        "--from-level",
+        type=int,
+        default=KILL_SCREEN_LEVEL,
+        help="the level the model plays from: the start states' (29)",
     )
     parser.add_argument("--evaluator", default="nesbot-rightwell-tall")
     parser.add_argument("--states", type=Path, required=True)
@@ -104,6 +114,8 @@ def main() -> int:
             at_leaves=args.at_leaves,
             init=args.init.name if args.init else "",
             reach_bonus=args.reach_bonus,
+            from_level=args.from_level,
+            bonus_level=args.bonus_level,
         )
         # The policy is the evaluation and the model being trained, not a shipped one.
         evaluator = without_value_model(get_evaluator(args.evaluator, reaction=args.reaction))
@@ -131,7 +143,7 @@ def main() -> int:
         model = ValueModelFile(
             tuple(float(x) for x in state.table),
             args.tap_hz,
-            KILL_SCREEN_LEVEL,
+            args.from_level,
             args.scale,
             {
                 "source": "scripts/learned/train_value.py: policy iteration, TD(lambda)",
@@ -143,6 +155,7 @@ def main() -> int:
                 "log": state.log,
             },
             args.at_leaves,
+            args.bonus_level,
         )
         save_value_model(model, args.out)
         print(json.dumps(entry), flush=True)
