@@ -422,3 +422,8 @@ def test_a_bonus_level_before_the_end_rewards_the_piece_that_reaches_it():
         rewards[bonus] = state.replay_rewards[-1]
     added = rewards[50.0] - rewards[0.0]
     assert sorted(added[added != 0]) == [50.0, 50.0]
+    # without the line points, the bonus is all an episode earns: a value of the odds
+    config = replace(CONFIG, reach_bonus=50.0, from_level=28, bonus_level=29, points_weight=0.0)
+    state = new_state(config)
+    iterate(state, get_evaluator(reaction=18), starts, 1)
+    assert np.array_equal(state.replay_rewards[-1], added)

@@ -11,7 +11,8 @@ defaults' own play, unless the run starts from a model's table, `init`). Every a
 the piece that made it. The targets are TD(lambda) returns: the points still to come from
 each afterstate, the tail bootstrapped with the model before (undiscounted, 0 after a
 top-out or level 39; with `reach_bonus`, reaching `bonus_level` (39) earns that many thousand
-points more, so the value weighs surviving to it as well as the points). The model is
+points more, so the value weighs surviving to it as well as the points; `points_weight` 0
+leaves the bonus alone: a value of the odds of reaching that level). The model is
 then fitted to the targets of the last `replay` iterations' afterstates by ridge regression
 toward the model before (the normal equations of the tables' entries, solved exactly: no
 random draws), so the value learns what the alternatives' outcomes tell through the policy
@@ -70,6 +71,7 @@ class ValueTrainingConfig:
     from_level: int = 29  # the level the model plays from (the start states')
     # where reach_bonus is earned, and the model's goal level (it reads the lines left to it)
     bonus_level: int = LEVEL_39
+    points_weight: float = 1.0  # what the line points count in the rewards
 
 
 @dataclass
@@ -84,16 +86,17 @@ class Episode:
     # for the last piece's (final_reward), -1 if none did
     bonus_at: int = -1
 
-    def with_bonus(self, bonus: float) -> "Episode":
-        """The episode with `bonus` added to the reward of the piece that reached the
-        bonus level, so that the targets carry it back."""
-        if self.bonus_at < 0 or not bonus:
-            return self
+    def rewarded(self, points_weight: float, bonus: float) -> "Episode":
+        """The episode with its line points weighed by `points_weight` and `bonus` added
+        to the reward of the piece that reached the bonus level, so that the targets carry
+        it back."""
+        rewards = self.rewards * points_weight
+        final = self.final_reward * points_weight
         if self.bonus_at == len(self.rewards):
-            return replace(self, final_reward=self.final_reward + bonus)
-        rewards = self.rewards.copy()
-        rewards[self.bonus_at] += bonus
-        return replace(self, rewards=rewards)
+            final += bonus
+        elif self.bonus_at >= 0:
+            rewards[self.bonus_at] += bonus
+        return replace(self, rewards=rewards, final_reward=final)
 
 
 def play_episode(
@@ -306,7 +309,9 @@ def iterate(
     for k, episode in map_indexed(_episode_job, jobs, workers):
         episodes[k] = episode
     played = [e for e in episodes if e is not None]
-    features, rewards, ends = _stack([e.with_bonus(config.reach_bonus) for e in played])
+    features, rewards, ends = _stack(
+        [e.rewarded(config.points_weight, config.reach_bonus) for e in played]
+    )
     state.replay_features = [*state.replay_features, features][-config.replay :]
     state.replay_rewards = [*state.replay_rewards, rewards][-config.replay :]
     state.replay_ends = [*state.replay_ends, ends][-config.replay :]

@@ -84,6 +84,12 @@ def main() -> int:
     )
     parser.add_argument("--bonus-level", type=int, default=39)
     parser.add_argument(
+        "--points-weight",
+        type=float,
+        default=1.0,
+        help="what the line points count in the rewards (1; 0: the bonus alone)",
+    )
+    parser.add_argument(
         "--from-level",
         type=int,
         default=KILL_SCREEN_LEVEL,
@@ -116,6 +122,7 @@ def main() -> int:
             reach_bonus=args.reach_bonus,
             from_level=args.from_level,
             bonus_level=args.bonus_level,
+            points_weight=args.points_weight,
         )
         # The policy is the evaluation and the model being trained, not a shipped one.
         evaluator = without_value_model(get_evaluator(args.evaluator, reaction=args.reaction))
