@@ -1,10 +1,9 @@
 # A learned value of a board (nesbot._core.learned): a sum of table entries over the board's
 # column heights, their neighbouring pairs, its holes and the lines left to its goal level
 # (39, or 29 for the stack before it; an n-tuple network), in thousands of line-clear points
-# to come. The planner judges its
-# kill screen by it too (Planner.value_model: its final candidates, or the lookahead's
-# last boards); nesbot/bot/value_model.py reads and writes its file,
-# scripts/learned/train_value.py trains it.
+# to come. The planner judges its boards by it too from its level on (Planner.value_model:
+# its final candidates, or the lookahead's last boards); nesbot/bot/value_model.py reads
+# and writes its file, scripts/learned/train_value.py trains it.
 from nesbot._core.board cimport Board
 from nesbot._core.bound cimport Tops
 

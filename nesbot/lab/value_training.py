@@ -1,4 +1,4 @@
-"""Approximate policy iteration for a learned kill-screen value (nesbot._core.learned).
+"""Approximate policy iteration for a learned value (nesbot._core.learned).
 
 Each iteration plays `games` episodes from the states the format's tuning games reach level
 29 in (scripts/strength/from_level_29.py's states; for a model that plays from an earlier
