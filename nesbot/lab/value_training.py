@@ -115,7 +115,7 @@ def play_episode(
     final = 0.0
     truncated = reached = False
     total = 0.0
-    bonus_at = -1 if state["level"] < bonus_level else -2  # -2: there from the start
+    bonus_at = -1
     while True:
         if len(features) >= max_pieces:
             truncated = True
@@ -123,7 +123,7 @@ def play_episode(
         result = play(planner, game, MAX_FRAMES, LEVEL_39, settings.reaction, pieces_seed, 1)
         points = result["line_points"] / POINTS_UNIT
         total += points
-        if bonus_at == -1 and result["level"] >= bonus_level:
+        if bonus_at < 0 and state["level"] < bonus_level <= result["level"]:
             bonus_at = len(features)
         if result["topped_out"] or result["level"] >= LEVEL_39 or not game.active:
             final = points
@@ -138,7 +138,7 @@ def play_episode(
         truncated,
         reached,
         total,
-        max(bonus_at, -1),
+        bonus_at,
     )
 
 
@@ -285,21 +285,27 @@ def targets_of(
     return out
 
 
+def model_file(state: TrainingState, provenance: dict[str, Any] | None = None) -> ValueModelFile:
+    """The run's current model as its file holds it (what the next iteration plays)."""
+    config = state.config
+    return ValueModelFile(
+        tuple(float(x) for x in state.table),
+        config.tap_hz,
+        config.from_level,
+        config.scale,
+        provenance or {},
+        config.at_leaves,
+        config.bonus_level,
+    )
+
+
 def iterate(
     state: TrainingState, evaluator: Evaluator, starts: list[dict], workers: int
 ) -> dict[str, Any]:
     """One iteration: play by the current model, fit the next; returns its log entry."""
     config = state.config
     settings = PlannerSettings(reaction=config.reaction, tap_hz=config.tap_hz)
-    model = ValueModelFile(
-        tuple(float(x) for x in state.table),
-        config.tap_hz,
-        config.from_level,
-        config.scale,
-        at_leaves=config.at_leaves,
-        goal_level=config.bonus_level,
-    )
-    player = with_value_model(evaluator, model, f"iteration{state.iteration}")
+    player = with_value_model(evaluator, model_file(state), f"iteration{state.iteration}")
     picks, seeds = episode_starts(config, state.iteration, len(starts))
     jobs = [
         (player, settings, starts[int(p)], int(s), config.max_pieces, config.bonus_level)

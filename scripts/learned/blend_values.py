@@ -11,6 +11,7 @@ and 70% of the first's. Used to trade the 20 Hz model's points for the survival 
 
 import argparse
 import sys
+from dataclasses import replace
 
 from nesbot.bot.value_model import ValueModelFile, load_value_model, save_value_model
 from nesbot.errors import NesbotError
@@ -20,20 +21,21 @@ def blend(
     first: ValueModelFile, second: ValueModelFile, weight: float, provenance: dict
 ) -> ValueModelFile:
     """`first` and `second` mixed (1 - weight : weight), at `first`'s scale."""
-    if (first.tap_hz, first.from_level, first.at_leaves) != (
+    if (first.tap_hz, first.from_level, first.at_leaves, first.goal_level) != (
         second.tap_hz,
         second.from_level,
         second.at_leaves,
+        second.goal_level,
     ):
-        raise NesbotError("the two models differ in tap rate, first level or where they play")
+        raise NesbotError(
+            "the two models differ in tap rate, first level, where they play or goal level"
+        )
     ratio = second.scale / first.scale
     table = tuple(
         (1 - weight) * a + weight * ratio * b
         for a, b in zip(first.table, second.table, strict=True)
     )
-    return ValueModelFile(
-        table, first.tap_hz, first.from_level, first.scale, provenance, first.at_leaves
-    )
+    return replace(first, table=table, provenance=provenance)
 
 
 def main() -> int:

@@ -27,7 +27,6 @@ import numpy as np
 
 from nesbot._core.pieces import KILL_SCREEN_LEVEL
 from nesbot.bot.value_model import (
-    ValueModelFile,
     load_value_model,
     save_value_model,
     without_value_model,
@@ -38,6 +37,7 @@ from nesbot.lab.value_training import (
     ValueTrainingConfig,
     iterate,
     load_checkpoint,
+    model_file,
     new_state,
     save_checkpoint,
 )
@@ -147,24 +147,16 @@ def main() -> int:
         entry = iterate(state, evaluator, starts, args.workers)
         entry["seconds"] = round(time.time() - began, 1)
         save_checkpoint(state, args.checkpoint)
-        model = ValueModelFile(
-            tuple(float(x) for x in state.table),
-            args.tap_hz,
-            args.from_level,
-            args.scale,
-            {
-                "source": "scripts/learned/train_value.py: policy iteration, TD(lambda)",
-                "command": command,
-                "commit": commit(),
-                "config": asdict(config),
-                "iterations": state.iteration,
-                "games": state.iteration * args.games,
-                "log": state.log,
-            },
-            args.at_leaves,
-            args.bonus_level,
-        )
-        save_value_model(model, args.out)
+        provenance = {
+            "source": "scripts/learned/train_value.py: policy iteration, TD(lambda)",
+            "command": command,
+            "commit": commit(),
+            "config": asdict(config),
+            "iterations": state.iteration,
+            "games": state.iteration * args.games,
+            "log": state.log,
+        }
+        save_value_model(model_file(state, provenance), args.out)
         print(json.dumps(entry), flush=True)
     return 0
 
